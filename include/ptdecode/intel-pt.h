@@ -1,0 +1,771 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * ptdecode: an Intel(R) Processor Trace decoder.
+ *
+ * This header is source-compatible with libipt 2.x (<intel-pt.h>): a program
+ * written against libipt builds against ptdecode by changing only its compiler
+ * and linker flags (see `pkg-config --cflags --libs ptdecode`).  Names,
+ * signatures, structure layouts, enumeration values and error semantics follow
+ * libipt; the text and the implementation are ptdecode's own.
+ *
+ * Sections:
+ *   1. Version
+ *   2. Errors
+ *   3. Configuration
+ *   4. Packets (types and payloads)
+ *   5. Packet encoder
+ *   6. Packet decoder
+ *
+ * Conventions used by every function below:
+ *   - a negative return value is a negated enum pt_error_code;
+ *   - decoders work on the trace buffer [config->begin, config->end), which the
+ *     caller owns and keeps alive and unchanged for the decoder's lifetime;
+ *   - objects are not thread-safe; use one decoder per thread.
+ *
+ * ptdecode extensions beyond libipt live in <ptdecode/ptdecode.h>.  The only
+ * extension visible here are the PEBS-via-PT packet types ppt_bbp, ppt_bip and
+ * ppt_bep, which take enumeration values after libipt's packet types.
+ */
+
+#ifndef INTEL_PT_H
+#define INTEL_PT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct pt_encoder;
+struct pt_packet_decoder;
+
+/** Marks a function exported from the shared library. */
+#ifndef pt_export
+#if defined(__GNUC__)
+#define pt_export __attribute__((visibility("default")))
+#else
+#define pt_export
+#endif
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* 1. Version                                                                */
+/* ------------------------------------------------------------------------ */
+
+/** The libipt API level this header implements (libipt 2.2). Code that tests
+ * `LIBIPT_VERSION >= 0x202` sees the 2.2 interface. */
+#define LIBIPT_VERSION_MAJOR 2
+#define LIBIPT_VERSION_MINOR 2
+#define LIBIPT_VERSION_PATCH 0
+#define LIBIPT_VERSION ((LIBIPT_VERSION_MAJOR << 8) + LIBIPT_VERSION_MINOR)
+
+/** Set when the header comes from ptdecode rather than from libipt. */
+#define PTDECODE_INTEL_PT_H 1
+
+/** A library version. */
+struct pt_version {
+	/** Major version of the implemented libipt API. */
+	uint8_t major;
+	/** Minor version of the implemented libipt API. */
+	uint8_t minor;
+	/** Patch level. */
+	uint16_t patch;
+	/** Build number (0 for release builds). */
+	uint32_t build;
+	/** Version suffix naming the implementation, e.g. "-ptdecode-0.1.0". */
+	const char *ext;
+};
+
+/** Return the version of the library that is linked in.
+ *
+ * major/minor/patch give the implemented libipt API level; ext names ptdecode
+ * and its own version. */
+extern pt_export struct pt_version pt_library_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* 2. Errors                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/** Error codes, returned negated by the library's functions. */
+enum pt_error_code {
+	pte_ok,                /**< success */
+	pte_internal,          /**< an internal inconsistency (a bug) */
+	pte_invalid,           /**< an invalid argument, e.g. a NULL pointer */
+	pte_nosync,            /**< the decoder is not synchronized */
+	pte_bad_opc,           /**< an unknown packet opcode */
+	pte_bad_packet,        /**< a packet payload that is not valid */
+	pte_bad_context,       /**< a packet where it is not expected */
+	pte_eos,               /**< the end of the trace buffer was reached */
+	pte_bad_query,         /**< the trace does not match the query */
+	pte_nomem,             /**< out of memory */
+	pte_bad_config,        /**< the configuration is not valid */
+	pte_noip,              /**< no instruction pointer is known */
+	pte_ip_suppressed,     /**< the instruction pointer was suppressed */
+	pte_nomap,             /**< no memory is mapped at the address */
+	pte_bad_insn,          /**< an instruction could not be decoded */
+	pte_no_time,           /**< no wall-clock time (TSC) is known yet */
+	pte_no_cbr,            /**< no core:bus ratio is known yet */
+	pte_bad_image,         /**< the traced image is not valid */
+	pte_bad_lock,          /**< a locking error */
+	pte_not_supported,     /**< the feature is not supported */
+	pte_retstack_empty,    /**< the return-address stack is empty */
+	pte_bad_retcomp,       /**< a compressed return without a taken bit */
+	pte_bad_status_update, /**< a status update contradicts decoder state */
+	pte_no_enable,         /**< an expected enable event is missing */
+	pte_event_ignored,     /**< an event was ignored */
+	pte_overflow,          /**< a counter or buffer overflowed */
+	pte_bad_file,          /**< a file could not be read */
+	pte_bad_cpu            /**< the cpu is not known */
+};
+
+/** Turn a function's return value into an error code (pte_ok if >= 0). */
+static inline enum pt_error_code pt_errcode(int status)
+{
+	return (status >= 0) ? pte_ok : (enum pt_error_code) - status;
+}
+
+/** Return a static, human-readable description of @code. */
+extern pt_export const char *pt_errstr(enum pt_error_code code);
+
+/* ------------------------------------------------------------------------ */
+/* 3. Configuration                                                          */
+/* ------------------------------------------------------------------------ */
+
+/** A processor vendor. */
+enum pt_cpu_vendor { pcv_unknown, pcv_intel };
+
+/** The processor a trace was recorded on (CPUID family/model/stepping). */
+struct pt_cpu {
+	enum pt_cpu_vendor vendor; /**< pcv_unknown: apply no errata */
+	uint16_t family;           /**< display family */
+	uint8_t model;             /**< display model */
+	uint8_t stepping;          /**< stepping */
+};
+
+/** Intel PT errata that the decoders work around when the bit is set.
+ *
+ * pt_cpu_errata() fills this from a struct pt_cpu. */
+struct pt_errata {
+	/** BDM70: FUP and MODE.Exec may appear in a PSB+ that precedes a
+	 * TIP.PGE although tracing was disabled. */
+	uint32_t bdm70 : 1;
+	/** BDM64: a wrong branch target may be traced right before a TSX
+	 * abort. */
+	uint32_t bdm64 : 1;
+	/** SKD007: an OVF may replace the second byte of a multi-byte CYC. The
+	 * packet decoder reports the OVF and drops the broken CYC. */
+	uint32_t skd007 : 1;
+	/** SKD022: a VM entry that clears TraceEn may emit a FUP before the
+	 * TIP.PGD. */
+	uint32_t skd022 : 1;
+	/** SKD010: the FUP after an OVF may be missing. */
+	uint32_t skd010 : 1;
+	/** SKL014: a TIP.PGD caused by a direct branch leaving the filter range
+	 * may lack its IP. */
+	uint32_t skl014 : 1;
+	/** APL12: an OVF may be followed by a FUP while FilterEn is clear. */
+	uint32_t apl12 : 1;
+	/** APL11: an OVF may be followed by a TIP.PGD. */
+	uint32_t apl11 : 1;
+	/** SKL168: a CYC, possibly with its MTC, may be dropped right before a
+	 * PSB. */
+	uint32_t skl168 : 1;
+	/** SKZ84: with VMX TSC offsetting or scaling a TMA is corrupted and
+	 * followed by one bogus byte. The packet decoder reports such a TMA as
+	 * ppt_invalid of 8 bytes. */
+	uint32_t skz84 : 1;
+	/** Reserved; must be zero. */
+	uint32_t reserved[15];
+};
+
+/** Decoder-specific flags; each decoder reads its own member of @variant. */
+struct pt_conf_flags {
+	union {
+		/** Block decoder flags. */
+		struct {
+			uint32_t end_on_call : 1;        /**< end a block after a call */
+			uint32_t enable_tick_events : 1; /**< report tick events */
+			uint32_t end_on_jump : 1;        /**< end a block after a jump */
+			uint32_t keep_tcal_on_ovf : 1;   /**< keep timing calibration on OVF */
+			uint32_t enable_iflags_events : 1; /**< report IF changes */
+		} block;
+
+		/** Instruction-flow decoder flags. */
+		struct {
+			uint32_t enable_tick_events : 1; /**< report tick events */
+			uint32_t keep_tcal_on_ovf : 1;   /**< keep timing calibration on OVF */
+			uint32_t enable_iflags_events : 1; /**< report IF changes */
+		} insn;
+
+		/** Query decoder flags. */
+		struct {
+			uint32_t keep_tcal_on_ovf : 1;   /**< keep timing calibration on OVF */
+			uint32_t enable_iflags_events : 1; /**< report IF changes */
+		} query;
+
+		/** Event decoder flags. */
+		struct {
+			uint32_t keep_tcal_on_ovf : 1;   /**< keep timing calibration on OVF */
+			uint32_t enable_iflags_events : 1; /**< report IF changes */
+		} event;
+
+		/** Reserved space. */
+		uint32_t reserved[4];
+	} variant;
+};
+
+/** The IP filter configuration (IA32_RTIT_CTL.ADDRn_CFG and
+ * IA32_RTIT_ADDRn_A/B). Ranges are inclusive. */
+struct pt_conf_addr_filter {
+	union {
+		/** All ADDRn_CFG fields, 4 bits each, ADDR0 in bits 3:0. */
+		uint64_t addr_cfg;
+
+		/** The same fields one by one: 0 off, 1 filter, 2 trace-stop. */
+		struct {
+			uint32_t addr0_cfg : 4;
+			uint32_t addr1_cfg : 4;
+			uint32_t addr2_cfg : 4;
+			uint32_t addr3_cfg : 4;
+		} ctl;
+	} config;
+
+	uint64_t addr0_a; /**< range 0 start */
+	uint64_t addr0_b; /**< range 0 end */
+	uint64_t addr1_a; /**< range 1 start */
+	uint64_t addr1_b; /**< range 1 end */
+	uint64_t addr2_a; /**< range 2 start */
+	uint64_t addr2_b; /**< range 2 end */
+	uint64_t addr3_a; /**< range 3 start */
+	uint64_t addr3_b; /**< range 3 end */
+
+	/** Reserved space. */
+	uint64_t reserved[8];
+};
+
+struct pt_packet_unknown;
+
+/** A decoder or encoder configuration.
+ *
+ * Initialize it with pt_config_init() and then set the fields you know.  The
+ * library copies the configuration when a decoder is allocated: it reads
+ * min(@size, its own sizeof) bytes and zeroes the rest, so programs built
+ * against an older or newer layout keep working. */
+struct pt_config {
+	/** sizeof(struct pt_config) as the caller knows it. */
+	size_t size;
+
+	/** The trace buffer: [begin, end). */
+	uint8_t *begin;
+	uint8_t *end;
+
+	/** Optional decoding of packets the library does not know. */
+	struct {
+		/** Called at an unknown opcode with @pos pointing at it.  Fills
+		 * @unknown and returns the packet size in bytes (at most 255), or
+		 * a negative pt_error_code.  Without a callback an unknown opcode
+		 * is -pte_bad_opc. */
+		int (*callback)(struct pt_packet_unknown *unknown,
+		                const struct pt_config *config,
+		                const uint8_t *pos, void *context);
+
+		/** Passed to @callback as @context. */
+		void *context;
+	} decode;
+
+	/** The processor the trace was recorded on. */
+	struct pt_cpu cpu;
+
+	/** The errata to work around (see pt_cpu_errata()). */
+	struct pt_errata errata;
+
+	/** CPUID leaf 0x15: TSC ticks per crystal clock (CTC) tick are
+	 * ebx / eax.  Needed to interpret MTC packets. */
+	uint32_t cpuid_0x15_eax, cpuid_0x15_ebx;
+
+	/** IA32_RTIT_CTL.MTCFreq: an MTC carries CTC bits [mtc_freq+7:mtc_freq]. */
+	uint8_t mtc_freq;
+
+	/** MSR_PLATFORM_INFO[15:8], the maximum non-turbo ratio.  When set,
+	 * CBR packets can calibrate cycle-accurate timing. */
+	uint8_t nom_freq;
+
+	/** Decoder-specific flags. */
+	struct pt_conf_flags flags;
+
+	/** The IP filter configuration. */
+	struct pt_conf_addr_filter addr_filter;
+};
+
+/** Zero @config and set its size field. */
+static inline void pt_config_init(struct pt_config *config)
+{
+	memset(config, 0, sizeof(*config));
+	config->size = sizeof(*config);
+}
+
+/** Set the errata bits that apply to @cpu in @errata.
+ *
+ * Bits already set in @errata are kept.  Returns 0 on success,
+ * -pte_invalid if an argument is NULL, and -pte_bad_cpu if @cpu is not an
+ * Intel processor known to the library (then @errata is left as it was). */
+extern pt_export int pt_cpu_errata(struct pt_errata *errata,
+                                   const struct pt_cpu *cpu);
+
+/* ------------------------------------------------------------------------ */
+/* 4. Packets                                                                */
+/* ------------------------------------------------------------------------ */
+
+/** Packet types. */
+enum pt_packet_type {
+	ppt_invalid, /**< not a packet (e.g. a corrupted TMA under SKZ84) */
+	ppt_unknown, /**< decoded by the configured callback */
+	ppt_pad,
+	ppt_psb,
+	ppt_psbend,
+	ppt_fup,
+	ppt_tip,
+	ppt_tip_pge,
+	ppt_tip_pgd,
+	ppt_tnt_8,
+	ppt_tnt_64,
+	ppt_mode,
+	ppt_pip,
+	ppt_vmcs,
+	ppt_cbr,
+	ppt_tsc,
+	ppt_tma,
+	ppt_mtc,
+	ppt_cyc,
+	ppt_stop,
+	ppt_ovf,
+	ppt_mnt,
+	ppt_exstop,
+	ppt_mwait,
+	ppt_pwre,
+	ppt_pwrx,
+	ppt_ptw,
+	ppt_cfe,
+	ppt_evd,
+	ppt_trig,
+
+	/* ptdecode extensions: PEBS via Intel PT (not in libipt). */
+	ppt_bbp, /**< Block Begin Packet */
+	ppt_bip, /**< Block Item Packet (only inside a BBP..BEP block) */
+	ppt_bep  /**< Block End Packet */
+};
+
+/** IP compression of TIP, TIP.PGE, TIP.PGD and FUP packets. */
+enum pt_ip_compression {
+	pt_ipc_suppressed = 0x0, /**< no payload: the IP is suppressed */
+	pt_ipc_update_16 = 0x01, /**< 16 bits replace the last IP's low bits */
+	pt_ipc_update_32 = 0x02, /**< 32 bits replace the last IP's low bits */
+	pt_ipc_sext_48 = 0x03,   /**< 48 bits, sign-extended */
+	pt_ipc_update_48 = 0x04, /**< 48 bits replace the last IP's low bits */
+	pt_ipc_full = 0x06       /**< the full 64-bit IP */
+};
+
+/** An execution mode. */
+enum pt_exec_mode { ptem_unknown, ptem_16bit, ptem_32bit, ptem_64bit };
+
+/** MODE packet leaves (the leaf bits as they appear in the payload). */
+enum pt_mode_leaf { pt_mol_exec = 0x00, pt_mol_tsx = 0x20 };
+
+/** TNT-8 or TNT-64: @bit_size branch outcomes, the oldest in the most
+ * significant of those bits; a set bit means taken. */
+struct pt_packet_tnt {
+	uint8_t bit_size; /**< number of outcomes */
+	uint64_t payload; /**< outcomes without the stop bit */
+};
+
+/** TIP, TIP.PGE, TIP.PGD, FUP. */
+struct pt_packet_ip {
+	enum pt_ip_compression ipc; /**< how @ip combines with the last IP */
+	uint64_t ip;                /**< the payload, zero-extended */
+};
+
+/** MODE.Exec. */
+struct pt_packet_mode_exec {
+	uint32_t csl : 1;   /**< CS.L */
+	uint32_t csd : 1;   /**< CS.D */
+	uint32_t iflag : 1; /**< RFLAGS.IF (with Event Trace) */
+};
+
+/** Return the execution mode encoded in @packet. */
+static inline enum pt_exec_mode
+pt_get_exec_mode(const struct pt_packet_mode_exec *packet)
+{
+	if (packet->csl)
+		return packet->csd ? ptem_unknown : ptem_64bit;
+	return packet->csd ? ptem_32bit : ptem_16bit;
+}
+
+/** Return the MODE.Exec bits that encode @mode (iflag clear). */
+static inline struct pt_packet_mode_exec pt_set_exec_mode(enum pt_exec_mode mode)
+{
+	struct pt_packet_mode_exec packet;
+
+	memset(&packet, 0, sizeof(packet));
+	switch (mode) {
+	case ptem_64bit:
+		packet.csl = 1;
+		break;
+	case ptem_32bit:
+		packet.csd = 1;
+		break;
+	case ptem_16bit:
+		break;
+	default:
+		packet.csl = 1;
+		packet.csd = 1;
+		break;
+	}
+	return packet;
+}
+
+/** MODE.TSX. */
+struct pt_packet_mode_tsx {
+	uint32_t intx : 1; /**< in a transaction */
+	uint32_t abrt : 1; /**< transaction aborted */
+};
+
+/** MODE. */
+struct pt_packet_mode {
+	enum pt_mode_leaf leaf; /**< selects @bits */
+	union {
+		struct pt_packet_mode_exec exec;
+		struct pt_packet_mode_tsx tsx;
+	} bits;
+};
+
+/** PIP. */
+struct pt_packet_pip {
+	uint64_t cr3;    /**< CR3 with bits 4:0 zero */
+	uint32_t nr : 1; /**< VMX non-root */
+};
+
+/** TSC: the low 56 bits of the time-stamp counter. */
+struct pt_packet_tsc {
+	uint64_t tsc;
+};
+
+/** CBR: the core:bus ratio. */
+struct pt_packet_cbr {
+	uint8_t ratio;
+};
+
+/** TMA: crystal clock value and fast counter at the preceding TSC. */
+struct pt_packet_tma {
+	uint16_t ctc; /**< CTC[15:0] */
+	uint16_t fc;  /**< FastCounter, 9 bits */
+};
+
+/** MTC: CTC[mtc_freq+7:mtc_freq]. */
+struct pt_packet_mtc {
+	uint8_t ctc;
+};
+
+/** CYC: core clock cycles since the previous CYC. */
+struct pt_packet_cyc {
+	uint64_t value;
+};
+
+/** VMCS. */
+struct pt_packet_vmcs {
+	uint64_t base; /**< the VMCS pointer, bits 11:0 zero */
+};
+
+/** MNT: maintenance. */
+struct pt_packet_mnt {
+	uint64_t payload;
+};
+
+/** EXSTOP. */
+struct pt_packet_exstop {
+	uint32_t ip : 1; /**< a FUP with the IP follows */
+};
+
+/** MWAIT. */
+struct pt_packet_mwait {
+	uint32_t hints; /**< EAX of MWAIT */
+	uint32_t ext;   /**< ECX of MWAIT */
+};
+
+/** PWRE: power entry. */
+struct pt_packet_pwre {
+	uint8_t state;     /**< resolved thread C-state */
+	uint8_t sub_state; /**< resolved thread sub C-state */
+	uint32_t hw : 1;   /**< entered by hardware (e.g. HDC) */
+};
+
+/** PWRX: power exit. */
+struct pt_packet_pwrx {
+	uint8_t last;            /**< core C-state at wake */
+	uint8_t deepest;         /**< deepest core C-state reached */
+	uint32_t interrupt : 1;  /**< woken by an interrupt */
+	uint32_t store : 1;      /**< woken by a store to a monitored address */
+	uint32_t autonomous : 1; /**< woken by a hardware condition */
+};
+
+/** PTW: PTWRITE payload. */
+struct pt_packet_ptw {
+	uint64_t payload; /**< the operand */
+	uint8_t plc;      /**< payload size code: 0 → 4 bytes, 1 → 8 bytes */
+	uint32_t ip : 1;  /**< a FUP with the PTWRITE's IP follows */
+};
+
+/** Return the payload size in bytes for PTW size code @plc, or
+ * -pte_bad_packet for a reserved code. */
+static inline int pt_ptw_size(uint8_t plc)
+{
+	switch (plc) {
+	case 0:
+		return 4;
+	case 1:
+		return 8;
+	case 2:
+	case 3:
+		return -pte_bad_packet;
+	}
+	return -pte_internal;
+}
+
+/** Control-flow event (CFE) types. */
+enum pt_cfe_type {
+	pt_cfe_intr = 0x01,
+	pt_cfe_iret = 0x02,
+	pt_cfe_smi = 0x03,
+	pt_cfe_rsm = 0x04,
+	pt_cfe_sipi = 0x05,
+	pt_cfe_init = 0x06,
+	pt_cfe_vmentry = 0x07,
+	pt_cfe_vmexit = 0x08,
+	pt_cfe_vmexit_intr = 0x09,
+	pt_cfe_shutdown = 0x0a,
+	pt_cfe_uintr = 0x0c,
+	pt_cfe_uiret = 0x0d,
+	pt_cfe_swintr = 0x0e,
+	pt_cfe_syscall = 0x0f
+};
+
+/** Exception and interrupt vectors (SDM Vol. 1, Table 6-1). */
+enum pt_cfe_intr {
+	pt_cfe_intr_de = 0,
+	pt_cfe_intr_db = 1,
+	pt_cfe_intr_nmi = 2,
+	pt_cfe_intr_bp = 3,
+	pt_cfe_intr_of = 4,
+	pt_cfe_intr_br = 5,
+	pt_cfe_intr_ud = 6,
+	pt_cfe_intr_nm = 7,
+	pt_cfe_intr_df = 8,
+	pt_cfe_intr_ts = 10,
+	pt_cfe_intr_np = 11,
+	pt_cfe_intr_ss = 12,
+	pt_cfe_intr_gp = 13,
+	pt_cfe_intr_pf = 14,
+	pt_cfe_intr_mf = 16,
+	pt_cfe_intr_ac = 17,
+	pt_cfe_intr_mc = 18,
+	pt_cfe_intr_xm = 19,
+	pt_cfe_intr_ve = 20,
+	pt_cfe_intr_cp = 21
+};
+
+/** CFE: control-flow event (Event Trace). */
+struct pt_packet_cfe {
+	enum pt_cfe_type type; /**< the event */
+	uint8_t vector;        /**< vector for intr, vmexit_intr, sipi, uintr */
+	uint32_t ip : 1;       /**< binds to the next FUP */
+};
+
+/** Event data (EVD) types. */
+enum pt_evd_type {
+	pt_evd_cr2 = 0x00,  /**< page-fault linear address */
+	pt_evd_vmxq = 0x01, /**< VM-exit qualification */
+	pt_evd_vmxr = 0x02  /**< VM-exit reason */
+};
+
+/** EVD: event data. */
+struct pt_packet_evd {
+	enum pt_evd_type type;
+	uint64_t payload;
+};
+
+/** TRIG: trigger. */
+struct pt_packet_trig {
+	uint8_t trbv;       /**< bit vector of the triggers reported */
+	uint16_t icnt;      /**< instructions since the last IP packet; valid if @icntv */
+	uint32_t ip : 1;    /**< a FUP with the reference IP follows */
+	uint32_t icntv : 1; /**< @icnt is valid */
+	uint32_t mult : 1;  /**< other triggers fired that are not reported */
+};
+
+/** BBP (ptdecode extension): begins a block of PEBS items. */
+struct pt_packet_bbp {
+	uint8_t type;    /**< block type, 5 bits */
+	uint32_t sz : 1; /**< set: BIP items are 4 bytes; clear: 8 bytes */
+};
+
+/** BIP (ptdecode extension): one PEBS item inside a BBP..BEP block. */
+struct pt_packet_bip {
+	uint8_t id;       /**< item id, 5 bits */
+	uint64_t payload; /**< 4 or 8 bytes, as the enclosing BBP says */
+};
+
+/** BEP (ptdecode extension): ends a block of PEBS items. */
+struct pt_packet_bep {
+	uint32_t ip : 1; /**< a FUP with the IP of the PEBS event follows */
+};
+
+/** A packet the library does not know, decoded by the configured callback. */
+struct pt_packet_unknown {
+	const uint8_t *packet; /**< the packet's first byte in the trace */
+	void *priv;            /**< for the callback's own use */
+};
+
+/** An Intel PT packet. */
+struct pt_packet {
+	/** Selects the @payload member. */
+	enum pt_packet_type type;
+
+	/** Size of the packet in bytes, opcode included. */
+	uint8_t size;
+
+	/** PAD, PSB, PSBEND, OVF and STOP have no payload. */
+	union {
+		struct pt_packet_tnt tnt;         /**< ppt_tnt_8, ppt_tnt_64 */
+		struct pt_packet_ip ip;           /**< ppt_tip*, ppt_fup */
+		struct pt_packet_mode mode;       /**< ppt_mode */
+		struct pt_packet_pip pip;         /**< ppt_pip */
+		struct pt_packet_tsc tsc;         /**< ppt_tsc */
+		struct pt_packet_cbr cbr;         /**< ppt_cbr */
+		struct pt_packet_tma tma;         /**< ppt_tma */
+		struct pt_packet_mtc mtc;         /**< ppt_mtc */
+		struct pt_packet_cyc cyc;         /**< ppt_cyc */
+		struct pt_packet_vmcs vmcs;       /**< ppt_vmcs */
+		struct pt_packet_mnt mnt;         /**< ppt_mnt */
+		struct pt_packet_exstop exstop;   /**< ppt_exstop */
+		struct pt_packet_mwait mwait;     /**< ppt_mwait */
+		struct pt_packet_pwre pwre;       /**< ppt_pwre */
+		struct pt_packet_pwrx pwrx;       /**< ppt_pwrx */
+		struct pt_packet_ptw ptw;         /**< ppt_ptw */
+		struct pt_packet_cfe cfe;         /**< ppt_cfe */
+		struct pt_packet_evd evd;         /**< ppt_evd */
+		struct pt_packet_trig trig;       /**< ppt_trig */
+		struct pt_packet_unknown unknown; /**< ppt_unknown */
+		struct pt_packet_bbp bbp;         /**< ppt_bbp (extension) */
+		struct pt_packet_bip bip;         /**< ppt_bip (extension) */
+		struct pt_packet_bep bep;         /**< ppt_bep (extension) */
+	} payload;
+};
+
+/* ------------------------------------------------------------------------ */
+/* 5. Packet encoder                                                         */
+/* ------------------------------------------------------------------------ */
+
+/** Allocate an encoder that writes into [config->begin, config->end),
+ * starting at config->begin.  Returns NULL if @config is NULL or not valid,
+ * or if memory runs out. */
+extern pt_export struct pt_encoder *
+pt_alloc_encoder(const struct pt_config *config);
+
+/** Free @encoder (NULL is allowed). */
+extern pt_export void pt_free_encoder(struct pt_encoder *encoder);
+
+/** Move @encoder to @offset in its buffer.  Returns 0, -pte_invalid for a
+ * NULL @encoder, or -pte_eos if @offset lies beyond the buffer. */
+extern pt_export int pt_enc_sync_set(struct pt_encoder *encoder,
+                                     uint64_t offset);
+
+/** Store @encoder's current offset in @offset.  Returns 0 or -pte_invalid. */
+extern pt_export int pt_enc_get_offset(const struct pt_encoder *encoder,
+                                       uint64_t *offset);
+
+/** Return @encoder's copy of its configuration, or NULL for a NULL
+ * @encoder. */
+extern pt_export const struct pt_config *
+pt_enc_get_config(const struct pt_encoder *encoder);
+
+/** Write @packet at the current position and advance past it.
+ *
+ * @packet->size is ignored.  Returns the number of bytes written, or:
+ * -pte_invalid for a NULL argument, -pte_bad_opc for an unknown packet type
+ * (including ppt_invalid and ppt_unknown), -pte_bad_packet for a payload that
+ * cannot be encoded (e.g. a TNT of 0 or too many bits, a reserved IP
+ * compression, a CR3 with low bits set, a BIP outside a BBP block), and
+ * -pte_eos if the packet does not fit.  On error nothing is written. */
+extern pt_export int pt_enc_next(struct pt_encoder *encoder,
+                                 const struct pt_packet *packet);
+
+/* ------------------------------------------------------------------------ */
+/* 6. Packet decoder                                                         */
+/* ------------------------------------------------------------------------ */
+
+/** Allocate a packet decoder for the trace in [config->begin, config->end).
+ *
+ * The decoder starts unsynchronized: call one of the pt_pkt_sync_*()
+ * functions first.  Returns NULL if @config is NULL or not valid (size too
+ * small, begin or end NULL, end before begin), or if memory runs out. */
+extern pt_export struct pt_packet_decoder *
+pt_pkt_alloc_decoder(const struct pt_config *config);
+
+/** Free @decoder (NULL is allowed). */
+extern pt_export void pt_pkt_free_decoder(struct pt_packet_decoder *decoder);
+
+/** Synchronize onto the next PSB.
+ *
+ * An unsynchronized decoder searches from the start of the buffer; a
+ * synchronized one searches after its last synchronization point (a PSB that
+ * straddles the current position is found too).  Returns 0 or a positive
+ * value on success, -pte_invalid for a NULL @decoder, and -pte_eos if there is
+ * no further PSB. */
+extern pt_export int pt_pkt_sync_forward(struct pt_packet_decoder *decoder);
+
+/** Synchronize onto the last PSB that starts before the current position
+ * (before the end of the buffer for an unsynchronized decoder).  Returns as
+ * pt_pkt_sync_forward(). */
+extern pt_export int pt_pkt_sync_backward(struct pt_packet_decoder *decoder);
+
+/** Take @offset as the synchronization point, whatever the bytes there.
+ * Returns 0, -pte_invalid for a NULL @decoder, or -pte_eos if @offset lies
+ * beyond the end of the buffer. */
+extern pt_export int pt_pkt_sync_set(struct pt_packet_decoder *decoder,
+                                     uint64_t offset);
+
+/** Store the offset of the next packet in @offset.  Returns 0, -pte_invalid,
+ * or -pte_nosync if @decoder was never synchronized. */
+extern pt_export int pt_pkt_get_offset(const struct pt_packet_decoder *decoder,
+                                       uint64_t *offset);
+
+/** Store the offset of the last synchronization point in @offset.  Returns 0,
+ * -pte_invalid, or -pte_nosync. */
+extern pt_export int
+pt_pkt_get_sync_offset(const struct pt_packet_decoder *decoder,
+                       uint64_t *offset);
+
+/** Return @decoder's copy of its configuration, or NULL for a NULL
+ * @decoder. */
+extern pt_export const struct pt_config *
+pt_pkt_get_config(const struct pt_packet_decoder *decoder);
+
+/** Decode the packet at the current position into @packet and advance past
+ * it.
+ *
+ * @size is sizeof(*packet) as the caller knows it; a smaller structure gets
+ * the leading bytes, a larger one is zero-padded.  Returns the number of bytes
+ * consumed, or: -pte_invalid for a NULL argument, -pte_nosync if not
+ * synchronized, -pte_eos at the end of the buffer or for a packet truncated
+ * by it, -pte_bad_opc for an unknown opcode without a decode callback, and
+ * -pte_bad_packet for a malformed payload.  On error the decoder does not
+ * move: synchronize again (pt_pkt_sync_forward()) to continue after it. */
+extern pt_export int pt_pkt_next(struct pt_packet_decoder *decoder,
+                                 struct pt_packet *packet, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INTEL_PT_H */
