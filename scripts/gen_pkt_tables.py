@@ -38,6 +38,65 @@ def ext_byte_class(e):
     return 'PKX_UNKNOWN'
 
 
+# Packet types, in the order of enum pt_packet_type.
+PPT = {'pad': 'ppt_pad', 'tip': 'ppt_tip', 'tip.pge': 'ppt_tip_pge',
+       'tip.pgd': 'ppt_tip_pgd', 'fup': 'ppt_fup', 'tnt8': 'ppt_tnt_8',
+       'tsc': 'ppt_tsc', 'mtc': 'ppt_mtc', 'cyc': 'ppt_cyc'}
+IP_SIZE = [0, 2, 4, 6, 6, None, 8, None]
+
+
+def mask(nbytes):
+    return (1 << (8 * nbytes)) - 1
+
+
+def fast_entry(b):
+    """(type, size, a_const, a_mask, b_const, b_mask) or None for the slow path.
+
+    A packet whose first byte alone determines its size and layout is decoded
+    without branches: slot A is the payload's first 8 bytes (offset 8 in
+    struct pt_packet), slot B the next 8 (offset 16); each is a constant
+    or'ed with the 8 bytes after the opcode and'ed with a mask."""
+    c = first_byte_class(b)
+    if c == 'PKC_PAD':
+        return ('ppt_pad', 1, 0, 0, 0, 0)
+    if c == 'PKC_TNT8':
+        raw = b >> 1
+        bits = raw.bit_length() - 1
+        return ('ppt_tnt_8', 1, bits, 0, raw & ~(1 << bits), 0)
+    if c in ('PKC_TIP', 'PKC_TIP_PGE', 'PKC_TIP_PGD', 'PKC_FUP'):
+        ipc = b >> 5
+        n = IP_SIZE[ipc]
+        if n is None:
+            return None
+        t = {'PKC_TIP': 'ppt_tip', 'PKC_TIP_PGE': 'ppt_tip_pge',
+             'PKC_TIP_PGD': 'ppt_tip_pgd', 'PKC_FUP': 'ppt_fup'}[c]
+        return (t, 1 + n, ipc, 0, 0, mask(n))
+    if c == 'PKC_TSC':
+        return ('ppt_tsc', 8, 0, mask(7), 0, 0)
+    if c == 'PKC_MTC':
+        return ('ppt_mtc', 2, 0, mask(1), 0, 0)
+    if c == 'PKC_CYC' and not b & 4:
+        return ('ppt_cyc', 1, b >> 3, 0, 0, 0)
+    return None
+
+
+def fast_table():
+    lines = ["/* Branch-free decoding of packets that the first byte fully describes;",
+             " * size 0 means: use the general decoder.  See fast_entry() in",
+             " * scripts/gen_pkt_tables.py. */",
+             "static const struct ptd_pkt_fast ptd_pkt_fast[256] = {"]
+    for b in range(256):
+        e = fast_entry(b)
+        if e is None:
+            lines.append(f"\t/* 0x{b:02x} */ {{0, 0, 0, 0, 0, 0}},")
+        else:
+            t, size, ac, am, bc, bm = e
+            lines.append(f"\t/* 0x{b:02x} */ {{{t}, {size}, 0x{ac:x}, 0x{am:x}, "
+                         f"0x{bc:x}, 0x{bm:x}}},")
+    lines.append("};")
+    return lines
+
+
 def table(name, comment, fn):
     lines = [f"/* {comment} */", f"static const uint8_t {name}[256] = {{"]
     for i in range(0, 256, 4):
@@ -58,5 +117,7 @@ out.append("")
 out += table("ptd_pkt_ext_class",
              "Class of the second byte of a packet whose first byte is 0x02.",
              ext_byte_class)
+out.append("")
+out += fast_table()
 out += ["", "#endif /* PTD_PKT_TABLES_H */"]
 print("\n".join(out))

@@ -370,6 +370,38 @@ static inline int ptd_pkt_skd007(struct pt_packet *pkt, const uint8_t *pos,
 	return 1 + PTD_PS_OVF;
 }
 
+/* The branch-free path for packets that the first byte fully describes
+ * (PAD, TNT-8, TIP/TIP.PGE/TIP.PGD/FUP, TSC, MTC, one-byte CYC).  Needs at
+ * least 9 bytes at @pos.  Returns the packet size, or 0 (with @pkt
+ * clobbered) if the general decoder must handle the packet. */
+static inline int ptd_pkt_decode_fast(const uint8_t *pos, struct pt_packet *pkt)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const struct ptd_pkt_fast *f = &ptd_pkt_fast[pos[0]];
+	uint64_t w, head, a, b;
+
+	_Static_assert(offsetof(struct pt_packet, size) == 4 &&
+	                   offsetof(struct pt_packet, payload) == 8 &&
+	                   sizeof(struct pt_packet) == 24 &&
+	                   offsetof(struct pt_packet_ip, ip) == 8 &&
+	                   offsetof(struct pt_packet_tnt, payload) == 8,
+	               "struct pt_packet layout");
+
+	memcpy(&w, pos + 1, sizeof(w));
+	head = f->type | ((uint64_t)f->size << 32);
+	a = f->a_const | (w & f->a_mask);
+	b = f->b_const | (w & f->b_mask);
+	memcpy((uint8_t *)pkt, &head, sizeof(head));
+	memcpy((uint8_t *)pkt + 8, &a, sizeof(a));
+	memcpy((uint8_t *)pkt + 16, &b, sizeof(b));
+	return f->size;
+#else
+	(void)pos;
+	(void)pkt;
+	return 0;
+#endif
+}
+
 /* Decode the packet at @pos; see the top of this file. */
 static inline int ptd_pkt_decode(const uint8_t *pos, const uint8_t *end,
                                  const struct pt_config *config,
@@ -378,6 +410,12 @@ static inline int ptd_pkt_decode(const uint8_t *pos, const uint8_t *end,
 {
 	uint8_t opc;
 
+	if (end - pos > 8 && !state->bip_size) {
+		int size = ptd_pkt_decode_fast(pos, pkt);
+
+		if (size)
+			return size;
+	}
 	if (pos >= end)
 		return -pte_eos;
 	opc = pos[0];

@@ -159,29 +159,6 @@ int pt_pkt_next(struct pt_packet_decoder *decoder, struct pt_packet *packet,
 	return out->size;
 }
 
-/* Length of the run of zero bytes at @pos, at most @max. */
-static size_t ptd_zero_run(const uint8_t *pos, size_t max)
-{
-	size_t run = 0;
-
-	while (max - run >= 8) {
-		uint64_t w;
-
-		memcpy(&w, pos + run, sizeof(w));
-		if (w) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			return run + ((unsigned)__builtin_ctzll(w) >> 3);
-#else
-			break;
-#endif
-		}
-		run += 8;
-	}
-	while (run < max && !pos[run])
-		++run;
-	return run;
-}
-
 int ptd_pkt_next_batch(struct pt_packet_decoder *decoder,
                        struct pt_packet *packets, size_t count,
                        uint64_t *offsets)
@@ -202,28 +179,18 @@ int ptd_pkt_next_batch(struct pt_packet_decoder *decoder,
 	end = decoder->config.end;
 	state = decoder->state;
 
-	for (n = 0; n < count && pos < end;) {
+	for (n = 0; n < count && pos < end; ++n) {
 		struct pt_packet *pkt = &packets[n];
-		uint8_t opc = *pos;
 		int consumed;
 
-		/* Fast paths for the most frequent packets: runs of PAD and
-		 * TNT-8.  Everything else takes the general decoder. */
-		if (opc == PTD_OPC_PAD) {
-			size_t run = (size_t)(end - pos);
+		uint8_t opc = *pos;
 
-			if (run > count - n)
-				run = count - n;
-			run = ptd_zero_run(pos, run);
-			for (size_t i = 0; i < run; ++i) {
-				packets[n + i].type = ppt_pad;
-				packets[n + i].size = 1;
-				if (offsets)
-					offsets[n + i] =
-					    (uint64_t)(pos - begin) + i;
-			}
-			n += run;
-			pos += run;
+		if (opc == PTD_OPC_PAD) {
+			pkt->type = ppt_pad;
+			pkt->size = 1;
+			if (offsets)
+				offsets[n] = (uint64_t)(pos - begin);
+			++pos;
 			continue;
 		}
 		if (ptd_pkt_class[opc] == PKC_TNT8 && !state.bip_size) {
@@ -236,11 +203,9 @@ int ptd_pkt_next_batch(struct pt_packet_decoder *decoder,
 			    (uint64_t)((opc >> 1) & ~(1u << bits));
 			if (offsets)
 				offsets[n] = (uint64_t)(pos - begin);
-			++n;
 			++pos;
 			continue;
 		}
-
 		consumed = ptd_pkt_decode(pos, end, &decoder->config, pkt,
 		                          &state);
 		if (consumed <= 0) {
@@ -254,7 +219,6 @@ int ptd_pkt_next_batch(struct pt_packet_decoder *decoder,
 			offsets[n] = (uint64_t)(pos - begin) + (uint64_t)consumed -
 			             pkt->size;
 		pos += consumed;
-		++n;
 	}
 
 	decoder->pos = pos;

@@ -6,6 +6,8 @@
 #ifndef PTD_PKT_FORMAT_H
 #define PTD_PKT_FORMAT_H
 
+#include "ptdecode/intel-pt.h"
+
 #include <stdint.h>
 
 /* First-byte classes (see pkt_tables.h). */
@@ -148,6 +150,19 @@ enum {
 	PTD_TRIG_MULT = 0x20,
 	PTD_BBP_SZ = 0x80,
 	PTD_BBP_TYPE_MASK = 0x1f
+};
+
+/* One entry of the branch-free decoding table (pkt_tables.h).  A packet
+ * whose first byte determines its size and layout is decoded as:
+ *   bytes 0..7 of struct pt_packet:   type, size
+ *   bytes 8..15 (payload slot A):     a_const | (next 8 bytes & a_mask)
+ *   bytes 16..23 (payload slot B):    b_const | (next 8 bytes & b_mask)
+ * where "next 8 bytes" are the bytes after the opcode, little-endian.
+ * size 0 marks opcodes that need the general decoder. */
+struct ptd_pkt_fast {
+	uint32_t type;
+	uint8_t size;
+	uint64_t a_const, a_mask, b_const, b_mask;
 };
 
 #endif /* PTD_PKT_FORMAT_H */
