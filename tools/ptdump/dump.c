@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptdump: the decode loop. */
+#include "dump.h"
+
+#include "diag.h"
+#include "format.h"
+#include "last_ip.h"
+#include "line.h"
+
+#include <inttypes.h>
+
+/* State carried from packet to packet; reset on resynchronization. */
+struct ptdump_tracking {
+	/* For --lastip. */
+	struct ptdump_last_ip last_ip;
+	/* Set between PSB and PSBEND.  Timing will need it: a TSC or CBR in
+	 * PSB+ calibrates differently from one outside. */
+	uint32_t in_header : 1;
+};
+
+/* Everything the loop works with. */
+struct ptdump_context {
+	const struct pt_config *config;
+	const struct ptdump_options *options;
+	FILE *out;
+	struct ptdump_tracking tracking;
+	struct ptdump_stats *stats;
+};
+
+static void ptdump_tracking_reset(struct ptdump_tracking *tracking)
+{
+	ptdump_last_ip_init(&tracking->last_ip);
+	tracking->in_header = 0;
+}
+
+/* Fill the tracking column of an IP packet with the last IP. */
+static void ptdump_track_last_ip(struct ptdump_line *line,
+                                 struct ptdump_last_ip *last_ip,
+                                 const struct pt_packet_ip *packet,
+                                 uint64_t offset, FILE *out)
+{
+	uint64_t ip;
+	int err;
+
+	(void)ptdump_set(line->track_id, "ip");
+
+	err = ptdump_last_ip_update(last_ip, packet);
+	if (err < 0) {
+		(void)ptdump_set(line->track, "<unavailable>");
+		ptdump_diag(out, offset, "error tracking last-ip", err);
+		return;
+	}
+
+	err = ptdump_last_ip_query(last_ip, &ip);
+	if (err == -pte_ip_suppressed)
+		(void)ptdump_set(line->track, "<suppressed>");
+	else if (err < 0) {
+		(void)ptdump_set(line->track, "<unavailable>");
+		ptdump_diag(out, offset, "error tracking last-ip", err);
+	} else
+		(void)ptdump_set(line->track, "%016" PRIx64, ip);
+}
+
+/* Whether the options hide packets of this type. */
+static int ptdump_hidden(const struct pt_packet *packet,
+                         const struct ptdump_options *options)
+{
+	switch (packet->type) {
+	case ppt_pad:
+		return options->no_pad;
+	case ppt_tsc:
+	case ppt_tma:
+	case ppt_mtc:
+	case ppt_cbr:
+		return options->no_timing;
+	case ppt_cyc:
+		return options->no_timing || options->no_cyc;
+	default:
+		return 0;
+	}
+}
+
+/* Track and print the packet @packet, decoded from the @consumed bytes at
+ * @offset. */
+static int ptdump_packet(struct ptdump_context *ctx, uint64_t offset,
+                         uint64_t consumed, const struct pt_packet *packet)
+{
+	const struct ptdump_options *options = ctx->options;
+	struct ptdump_tracking *tracking = &ctx->tracking;
+	struct ptdump_line line;
+	int err;
+
+	ptdump_line_init(&line);
+	(void)ptdump_set(line.offset, "%016" PRIx64, offset);
+
+	if (options->show_raw_bytes) {
+		const uint8_t *begin = ctx->config->begin + offset;
+
+		if (consumed > (uint64_t)(ctx->config->end - begin))
+			return ptdump_diag(ctx->out, offset, "bad packet size",
+			                   -pte_bad_packet);
+		if (ptdump_line_set_raw(&line, begin, (size_t)consumed) < 0)
+			ptdump_diag(ctx->out, offset, "truncating raw packet",
+			            0);
+	}
+
+	err = ptdump_format_packet(&line, packet, options, offset, ctx->out);
+	if (err < 0)
+		return err;
+
+	switch (packet->type) {
+	case ppt_psb:
+		tracking->in_header = 1;
+		break;
+	case ppt_psbend:
+		tracking->in_header = 0;
+		break;
+	case ppt_fup:
+	case ppt_tip:
+	case ppt_tip_pge:
+	case ppt_tip_pgd:
+		if (options->show_last_ip)
+			ptdump_track_last_ip(&line, &tracking->last_ip,
+			                     &packet->payload.ip, offset,
+			                     ctx->out);
+		break;
+	default:
+		break;
+	}
+
+	/* Timing (--time, --tcal) goes here once it is implemented: it
+	 * updates the time from TSC, TMA, MTC, CYC and CBR packets and puts
+	 * "tsc <value>" or "fcr <value>" into the tracking column. */
+
+	line.skip = ptdump_hidden(packet, options) || options->quiet;
+	ptdump_line_print(ctx->out, &line, options->show_offset);
+	return 0;
+}
+
+/* Dump packets until the end of the trace (returns 0) or an error (returns
+ * it, after reporting it). */
+static int ptdump_packets(struct ptdump_context *ctx,
+                          struct pt_packet_decoder *decoder)
+{
+	for (;;) {
+		struct pt_packet packet;
+		uint64_t offset = 0, next = 0;
+		int size, err;
+
+		err = pt_pkt_get_offset(decoder, &offset);
+		if (err < 0)
+			return ptdump_diag(ctx->out, offset,
+			                   "error getting offset", err);
+
+		size = pt_pkt_next(decoder, &packet, sizeof(packet));
+		if (size < 0) {
+			if (size == -pte_eos)
+				return 0;
+			ctx->stats->errors++;
+			return ptdump_diag(ctx->out, offset,
+			                   "error decoding packet", size);
+		}
+		ctx->stats->packets++;
+
+		/* The decoder normally consumes exactly the packet.  With the
+		 * SKD007 work-around it also consumes the broken CYC byte
+		 * before the OVF it reports; the OVF is then listed at the
+		 * CYC's offset, as libipt's ptdump does, and --raw shows all
+		 * the bytes consumed. */
+		err = pt_pkt_get_offset(decoder, &next);
+		if (err < 0)
+			return ptdump_diag(ctx->out, offset,
+			                   "error getting offset", err);
+
+		err = ptdump_packet(ctx, offset, next - offset, &packet);
+		if (err < 0) {
+			ctx->stats->errors++;
+			return err;
+		}
+	}
+}
+
+int ptdump_dump(const struct pt_config *config,
+                const struct ptdump_options *options, FILE *out,
+                struct ptdump_stats *stats)
+{
+	struct pt_packet_decoder *decoder;
+	struct ptdump_context ctx;
+	uint64_t sync = 0;
+	int err;
+
+	ctx.config = config;
+	ctx.options = options;
+	ctx.out = out;
+	ctx.stats = stats;
+	stats->packets = 0;
+	stats->errors = 0;
+	ptdump_tracking_reset(&ctx.tracking);
+
+	decoder = pt_pkt_alloc_decoder(config);
+	if (!decoder)
+		return ptdump_diag(out, 0, "failed to allocate decoder",
+		                   -pte_nomem);
+
+	if (options->no_sync) {
+		err = pt_pkt_sync_set(decoder, 0);
+		if (err < 0) {
+			ptdump_diag(out, 0, "sync error", err);
+			goto out;
+		}
+	} else {
+		err = pt_pkt_sync_forward(decoder);
+		if (err < 0) {
+			/* No PSB at all: there is nothing to dump. */
+			if (err == -pte_eos)
+				err = 0;
+			else
+				ptdump_diag(out, 0, "sync error", err);
+			goto out;
+		}
+	}
+
+	err = pt_pkt_get_sync_offset(decoder, &sync);
+	if (err < 0) {
+		ptdump_diag(out, 0, "sync error", err);
+		goto out;
+	}
+
+	for (;;) {
+		uint64_t resync = sync;
+
+		err = ptdump_packets(&ctx, decoder);
+		if (!err)
+			break;
+
+		err = pt_pkt_sync_forward(decoder);
+		if (err == -pte_eos) {
+			err = 0;
+			break;
+		}
+		if (err >= 0)
+			err = pt_pkt_get_sync_offset(decoder, &resync);
+		/* Each resynchronization must move forward; anything else
+		 * would dump the same packets again and again. */
+		if (err >= 0 && resync <= sync)
+			err = -pte_internal;
+		if (err < 0) {
+			ptdump_diag(out, resync, "sync error", err);
+			break;
+		}
+		sync = resync;
+		ptdump_tracking_reset(&ctx.tracking);
+	}
+
+out:
+	pt_pkt_free_decoder(decoder);
+	return err;
+}

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptdump: command-line options. */
+#include "options.h"
+
+#include "ptdecode/ptdecode.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ptdump_parse_u64(const char *text, const char **rest, uint64_t *value)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!text || !isdigit((unsigned char)text[0]))
+		return -1;
+
+	errno = 0;
+	v = strtoull(text, &end, 0);
+	if (errno || end == text)
+		return -1;
+	if (rest)
+		*rest = end;
+	else if (*end)
+		return -1;
+
+	*value = (uint64_t)v;
+	return 0;
+}
+
+/* The help text after the usage line, one line per entry. */
+static const char *const ptdump_help_text[] = {
+        "",
+        "Print the Intel Processor Trace packets in <ptfile>, one per line.",
+        "",
+        "options:",
+        "  --help|-h                 print this text and exit.",
+        "  --version                 print the version and exit.",
+        "  --no-sync                 start at offset 0, not at the first PSB.",
+        "  --quiet                   print nothing but diagnostics.",
+        "  --no-pad                  hide PAD packets.",
+        "  --no-timing               hide timing packets (TSC, TMA, MTC, CYC,",
+        "                            CBR).",
+        "  --no-cyc                  hide CYC packets.",
+        "  --no-offset               hide the offset column.",
+        "  --raw                     show the packet bytes in hex.",
+        "  --lastip                  show the last IP on IP packets.",
+        "  --exec-mode               show the execution mode on mode.exec.",
+        "  --cpu none|f/m[/s]        the processor (family/model[/stepping])",
+        "                            whose errata to work around; none: no",
+        "                            errata (the default).",
+        "  --mtc-freq <n>            IA32_RTIT_CTL.MTCFreq (bits 17:14).",
+        "  --nom-freq <n>            the nominal (maximum non-turbo) ratio,",
+        "                            MSR_PLATFORM_INFO[15:8].",
+        "  --cpuid-0x15.eax <n>      CPUID[0x15].EAX (TSC:CTC denominator).",
+        "  --cpuid-0x15.ebx <n>      CPUID[0x15].EBX (TSC:CTC numerator).",
+        "  <ptfile>[:<from>[-<to>]]  the raw trace; with a range, only the",
+        "                            bytes from offset <from> up to, but not",
+        "                            including, offset <to>.",
+        "",
+        "not supported yet (accepted, but ptdump stops with an error):",
+        "  --time, --tcal, --time-delta, --no-tcal, --no-wall-clock,",
+        "  --keep-tcal-on-ovf",
+        "",
+        "Numbers are decimal, hexadecimal with 0x, or octal with a leading 0.",
+        "See docs/ptdump.md for the output format.",
+};
+
+static void ptdump_help(FILE *out, const char *prog)
+{
+	size_t i;
+
+	fprintf(out, "usage: %s [<options>] <ptfile>[:<from>[-<to>]]\n", prog);
+	for (i = 0; i < sizeof(ptdump_help_text) / sizeof(ptdump_help_text[0]);
+	     ++i)
+		fprintf(out, "%s\n", ptdump_help_text[i]);
+}
+
+static void ptdump_version(FILE *out, const char *prog)
+{
+	struct pt_version v = pt_library_version();
+
+	fprintf(out, "%s-%s / libipt-%u.%u.%u%s\n", prog, ptd_version_string(),
+	        (unsigned)v.major, (unsigned)v.minor, (unsigned)v.patch,
+	        v.ext ? v.ext : "");
+}
+
+/* Fetch the value of option argv[*idx] into @value, at most @max.  Advances
+ * *idx past the value.  Returns 0, or -1 after printing an error. */
+static int ptdump_option_number(uint64_t *value, uint64_t max, int *idx,
+                                int argc, char *argv[], const char *prog,
+                                FILE *err)
+{
+	const char *option = argv[*idx];
+	const char *arg = (*idx + 1 < argc) ? argv[*idx + 1] : NULL;
+
+	if (!arg || !arg[0] || (arg[0] == '-' && arg[1] == '-')) {
+		fprintf(err, "%s: %s: missing argument.\n", prog, option);
+		return -1;
+	}
+	*idx += 1;
+
+	if (ptdump_parse_u64(arg, NULL, value) < 0) {
+		fprintf(err,
+		        "%s: %s: bad argument: %s (expected a non-negative "
+		        "number).\n",
+		        prog, option, arg);
+		return -1;
+	}
+	if (*value > max) {
+		fprintf(err,
+		        "%s: %s: value too big: %s (at most %" PRIu64 ").\n",
+		        prog, option, arg, max);
+		return -1;
+	}
+	return 0;
+}
+
+static int ptdump_option_cpu(struct pt_cpu *cpu, int *idx, int argc,
+                             char *argv[], const char *prog, FILE *err)
+{
+	const char *arg = (*idx + 1 < argc) ? argv[*idx + 1] : NULL;
+
+	if (!arg || !arg[0]) {
+		fprintf(err, "%s: --cpu: missing argument.\n", prog);
+		return -1;
+	}
+	*idx += 1;
+
+	if (strcmp(arg, "auto") == 0) {
+		fprintf(err,
+		        "%s: --cpu auto is not supported: give the processor "
+		        "as family/model[/stepping], e.g. 6/158.\n",
+		        prog);
+		return -1;
+	}
+	if (ptd_cpu_parse(cpu, arg) < 0) {
+		fprintf(err,
+		        "%s: --cpu: bad processor: %s (expected none or "
+		        "family/model[/stepping], e.g. 6/158 or 6/0x9e/9).\n",
+		        prog, arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The timing options that are accepted but not implemented yet. */
+static const char *ptdump_unsupported_timing(const struct ptdump_options *o)
+{
+	if (o->show_time)
+		return "--time";
+	if (o->show_tcal)
+		return "--tcal";
+	if (o->show_time_as_delta)
+		return "--time-delta";
+	if (o->no_tcal)
+		return "--no-tcal";
+	if (o->no_wall_clock)
+		return "--no-wall-clock";
+	if (o->keep_tcal_on_ovf)
+		return "--keep-tcal-on-ovf";
+	return NULL;
+}
+
+/* Set the flag for a simple (value-less) option.  Returns 1 if @arg is one,
+ * 0 if not. */
+static int ptdump_option_flag(struct ptdump_options *o, const char *arg)
+{
+	if (strcmp(arg, "--no-sync") == 0)
+		o->no_sync = 1;
+	else if (strcmp(arg, "--quiet") == 0)
+		o->quiet = 1;
+	else if (strcmp(arg, "--no-pad") == 0)
+		o->no_pad = 1;
+	else if (strcmp(arg, "--no-timing") == 0)
+		o->no_timing = 1;
+	else if (strcmp(arg, "--no-cyc") == 0)
+		o->no_cyc = 1;
+	else if (strcmp(arg, "--no-offset") == 0)
+		o->show_offset = 0;
+	else if (strcmp(arg, "--raw") == 0)
+		o->show_raw_bytes = 1;
+	else if (strcmp(arg, "--lastip") == 0)
+		o->show_last_ip = 1;
+	else if (strcmp(arg, "--exec-mode") == 0)
+		o->show_exec_mode = 1;
+	else if (strcmp(arg, "--time") == 0)
+		o->show_time = 1;
+	else if (strcmp(arg, "--tcal") == 0)
+		o->show_tcal = 1;
+	else if (strcmp(arg, "--time-delta") == 0)
+		o->show_time_as_delta = 1;
+	else if (strcmp(arg, "--no-tcal") == 0)
+		o->no_tcal = 1;
+	else if (strcmp(arg, "--no-wall-clock") == 0)
+		o->no_wall_clock = 1;
+	else if (strcmp(arg, "--keep-tcal-on-ovf") == 0)
+		o->keep_tcal_on_ovf = 1;
+	else
+		return 0;
+	return 1;
+}
+
+enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
+                                           char *argv[], const char *prog,
+                                           FILE *out, FILE *err)
+{
+	const char *timing;
+	int idx;
+
+	memset(args, 0, sizeof(*args));
+	args->options.show_offset = 1;
+
+	for (idx = 1; idx < argc; ++idx) {
+		const char *arg = argv[idx];
+		uint64_t value;
+
+		/* The first argument that is not an option names the trace
+		 * and must be the last one; "--" ends the options. */
+		if (arg[0] != '-' || strcmp(arg, "--") == 0) {
+			if (arg[0] == '-')
+				idx += 1;
+			if (idx >= argc)
+				break;
+			if (idx != argc - 1) {
+				fprintf(err,
+				        "%s: the trace file must be the last "
+				        "argument (got '%s' after '%s').  Use "
+				        "--help or -h for help.\n",
+				        prog, argv[idx + 1], argv[idx]);
+				return ptdump_parse_error;
+			}
+			args->trace_arg = argv[idx];
+			break;
+		}
+
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			ptdump_help(out, prog);
+			return ptdump_parse_done;
+		}
+		if (strcmp(arg, "--version") == 0) {
+			ptdump_version(out, prog);
+			return ptdump_parse_done;
+		}
+
+		if (ptdump_option_flag(&args->options, arg)) {
+			if (args->options.show_time &&
+			    args->options.show_tcal) {
+				fprintf(err,
+				        "%s: specify either --time or "
+				        "--tcal.\n",
+				        prog);
+				return ptdump_parse_error;
+			}
+			continue;
+		}
+
+		if (strcmp(arg, "--cpu") == 0) {
+			if (ptdump_option_cpu(&args->cpu, &idx, argc, argv,
+			                      prog, err) < 0)
+				return ptdump_parse_error;
+		} else if (strcmp(arg, "--mtc-freq") == 0) {
+			if (ptdump_option_number(&value, UINT8_MAX, &idx, argc,
+			                         argv, prog, err) < 0)
+				return ptdump_parse_error;
+			args->mtc_freq = (uint8_t)value;
+		} else if (strcmp(arg, "--nom-freq") == 0) {
+			if (ptdump_option_number(&value, UINT8_MAX, &idx, argc,
+			                         argv, prog, err) < 0)
+				return ptdump_parse_error;
+			args->nom_freq = (uint8_t)value;
+		} else if (strcmp(arg, "--cpuid-0x15.eax") == 0) {
+			if (ptdump_option_number(&value, UINT32_MAX, &idx, argc,
+			                         argv, prog, err) < 0)
+				return ptdump_parse_error;
+			args->cpuid_0x15_eax = (uint32_t)value;
+		} else if (strcmp(arg, "--cpuid-0x15.ebx") == 0) {
+			if (ptdump_option_number(&value, UINT32_MAX, &idx, argc,
+			                         argv, prog, err) < 0)
+				return ptdump_parse_error;
+			args->cpuid_0x15_ebx = (uint32_t)value;
+		} else {
+			fprintf(err,
+			        "%s: unknown option: %s.  Use --help or -h for "
+			        "help.\n",
+			        prog, arg);
+			return ptdump_parse_error;
+		}
+	}
+
+	timing = ptdump_unsupported_timing(&args->options);
+	if (timing) {
+		fprintf(err,
+		        "%s: %s: not supported yet; timing (--time, --tcal, "
+		        "--time-delta, --no-tcal, --no-wall-clock, "
+		        "--keep-tcal-on-ovf) comes in a later release.\n",
+		        prog, timing);
+		return ptdump_parse_error;
+	}
+
+	if (!args->trace_arg) {
+		fprintf(err,
+		        "%s: no processor trace file specified.  Use --help or "
+		        "-h for help.\n",
+		        prog);
+		return ptdump_parse_error;
+	}
+	return ptdump_parse_run;
+}

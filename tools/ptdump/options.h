@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptdump: command-line options.
+ *
+ * The options and their behaviour are those of libipt's ptdump: options
+ * come first, then exactly one trace file, which must be the last argument.
+ * Options are handled in order, so --help and --version act as soon as they
+ * are seen. */
+#ifndef PTDUMP_OPTIONS_H
+#define PTDUMP_OPTIONS_H
+
+#include "ptdecode/intel-pt.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* What to show and how to decode. */
+struct ptdump_options {
+	/* Show the offset column (cleared by --no-offset). */
+	uint32_t show_offset : 1;
+	/* --raw: show the packet bytes. */
+	uint32_t show_raw_bytes : 1;
+	/* --lastip: show the last IP on IP packets. */
+	uint32_t show_last_ip : 1;
+	/* --exec-mode: show the execution mode on MODE.Exec packets. */
+	uint32_t show_exec_mode : 1;
+	/* --quiet: print nothing but diagnostics. */
+	uint32_t quiet : 1;
+	/* --no-pad: hide PAD packets. */
+	uint32_t no_pad : 1;
+	/* --no-sync: start decoding at offset 0 instead of the first PSB. */
+	uint32_t no_sync : 1;
+	/* --no-timing: hide TSC, TMA, MTC, CYC and CBR packets. */
+	uint32_t no_timing : 1;
+	/* --no-cyc: hide CYC packets (and, with timing, ignore them). */
+	uint32_t no_cyc : 1;
+
+	/* Timing options.  They are parsed and remembered, but timing is not
+	 * implemented yet: ptdump_parse_args() rejects them after parsing. */
+	/* --time: show the estimated TSC on timing packets. */
+	uint32_t show_time : 1;
+	/* --tcal: show the time calibration. */
+	uint32_t show_tcal : 1;
+	/* --time-delta: show time and calibration as deltas. */
+	uint32_t show_time_as_delta : 1;
+	/* --no-tcal: do not calibrate. */
+	uint32_t no_tcal : 1;
+	/* --no-wall-clock: show relative time when there is no TSC. */
+	uint32_t no_wall_clock : 1;
+	/* --keep-tcal-on-ovf: keep the calibration over an OVF. */
+	uint32_t keep_tcal_on_ovf : 1;
+};
+
+/* Everything the command line says. */
+struct ptdump_args {
+	struct ptdump_options options;
+
+	/* The processor (--cpu); vendor pcv_unknown means no errata. */
+	struct pt_cpu cpu;
+	/* --mtc-freq, --nom-freq, --cpuid-0x15.eax, --cpuid-0x15.ebx. */
+	uint8_t mtc_freq;
+	uint8_t nom_freq;
+	uint32_t cpuid_0x15_eax;
+	uint32_t cpuid_0x15_ebx;
+
+	/* The trace argument as given: <file>[:<from>[-<to>]]. */
+	const char *trace_arg;
+};
+
+/* How to go on after ptdump_parse_args(). */
+enum ptdump_parse_status {
+	/* Dump the trace. */
+	ptdump_parse_run,
+	/* Stop with exit status 0 (after --help or --version). */
+	ptdump_parse_done,
+	/* Stop with exit status 1; a message went to the error stream. */
+	ptdump_parse_error
+};
+
+/* Parse the number @text as strtoull() with base 0 would (decimal, 0x hex,
+ * 0 octal) but strictly: no sign, no white space, no overflow.  With @rest
+ * NULL the whole text must be the number; otherwise parsing stops at the
+ * first character that does not belong to it and @rest points there.
+ * Returns 0, or -1 if @text does not start with a valid number. */
+int ptdump_parse_u64(const char *text, const char **rest, uint64_t *value);
+
+/* Parse @argc/@argv into @args.  @prog names ptdump in messages.  Help and
+ * version go to @out, error messages to @err. */
+enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
+                                           char *argv[], const char *prog,
+                                           FILE *out, FILE *err);
+
+#endif /* PTDUMP_OPTIONS_H */

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptdump: print the packets of an Intel Processor Trace.
+ *
+ * A libipt-compatible ptdump on top of ptdecode's packet decoder.  The
+ * command line and the output format are those of libipt's ptdump; see
+ * docs/ptdump.md.  This file ties the parts together:
+ *
+ *	options.c	command line
+ *	input.c		loading <file>[:<from>[-<to>]]
+ *	dump.c		decode loop, resynchronization, tracking
+ *	format.c	packet -> opcode and payload columns
+ *	last_ip.c	last-IP tracking for --lastip
+ *	line.c		column layout of a listing line
+ *	diag.c		"[offset: what: error]" diagnostic lines
+ *
+ * Exit status: 0 on success (decode errors that ptdump recovered from by
+ * resynchronizing included), 1 for command-line and file errors, and the
+ * pt_error_code of an error that stopped the dump, as libipt's ptdump. */
+#include "diag.h"
+#include "dump.h"
+#include "input.h"
+#include "options.h"
+
+#include "ptdecode/ptdecode.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The name to use in messages: argv[0] without its directory. */
+static const char *ptdump_prog_name(const char *argv0)
+{
+	const char *slash;
+
+	if (!argv0 || !argv0[0])
+		return "ptdump";
+	slash = strrchr(argv0, '/');
+	return slash ? slash + 1 : argv0;
+}
+
+int main(int argc, char *argv[])
+{
+	const char *prog = ptdump_prog_name(argc > 0 ? argv[0] : NULL);
+	struct ptdump_stats stats;
+	struct ptdump_trace trace;
+	struct ptdump_args args;
+	struct pt_config config;
+	int err, status;
+
+	switch (ptdump_parse_args(&args, argc, argv, prog, stdout, stderr)) {
+	case ptdump_parse_run:
+		break;
+	case ptdump_parse_done:
+		return (fflush(stdout) == 0) ? 0 : 1;
+	case ptdump_parse_error:
+		return 1;
+	}
+
+	err = ptdump_trace_parse(&trace, args.trace_arg, prog, stderr);
+	if (err < 0) {
+		ptdump_trace_fini(&trace);
+		return (err == -1) ? 1 : -err;
+	}
+
+	pt_config_init(&config);
+	config.cpu = args.cpu;
+	config.mtc_freq = args.mtc_freq;
+	config.nom_freq = args.nom_freq;
+	config.cpuid_0x15_eax = args.cpuid_0x15_eax;
+	config.cpuid_0x15_ebx = args.cpuid_0x15_ebx;
+
+	/* An unknown processor is reported in the listing, as libipt's
+	 * ptdump does, and the trace is decoded without errata. */
+	if (config.cpu.vendor != pcv_unknown) {
+		err = pt_cpu_errata(&config.errata, &config.cpu);
+		if (err < 0)
+			ptdump_diag(stdout, 0, "failed to determine errata",
+			            err);
+	}
+
+	if (ptdump_trace_load(&trace, prog, stderr) < 0) {
+		ptdump_trace_fini(&trace);
+		return 1;
+	}
+	config.begin = trace.buffer;
+	config.end = trace.buffer + trace.size;
+
+	err = ptdump_dump(&config, &args.options, stdout, &stats);
+	status = (err < 0) ? -err : 0;
+	if (!err && !stats.packets && !stats.errors) {
+		if (args.options.no_sync)
+			fprintf(stderr,
+			        "%s: warning: %s ends inside its first packet, "
+			        "nothing to dump.\n",
+			        prog, args.trace_arg);
+		else
+			fprintf(stderr,
+			        "%s: warning: no PSB packet in %s, nothing to "
+			        "dump (--no-sync decodes from the start).\n",
+			        prog, args.trace_arg);
+	}
+
+	ptdump_trace_fini(&trace);
+
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: error writing the listing.\n", prog);
+		if (!status)
+			status = 1;
+	}
+	return status;
+}
