@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptasm: the in-memory form of a parsed .pta file.
+ *
+ * The parser (parser.c) fills a struct ptasm_program; the encoder (encode.c)
+ * turns its statements into trace bytes and label offsets; the expectation
+ * writer (expect.c) writes the expected tool output and the tool arguments. */
+#ifndef PTASM_PROGRAM_H
+#define PTASM_PROGRAM_H
+
+#include "ptdecode/intel-pt.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a statement puts into the trace. */
+enum ptasm_stmt_kind {
+	/* One packet, encoded with pt_enc_next(), @count times. */
+	PTASM_STMT_PACKET,
+	/* Bytes copied verbatim (raw, fill). */
+	PTASM_STMT_BYTES
+};
+
+/* One directive that produces trace bytes. */
+struct ptasm_stmt {
+	/* The source line. */
+	unsigned line;
+
+	enum ptasm_stmt_kind kind;
+
+	/* PTASM_STMT_PACKET: the packet and how often to repeat it. */
+	struct pt_packet packet;
+	unsigned count;
+
+	/* PTASM_STMT_BYTES: the bytes (owned). */
+	uint8_t *bytes;
+	size_t nbytes;
+};
+
+/* A label: a name for the offset of the statement that follows it. */
+struct ptasm_label {
+	char *name;
+	unsigned line;
+	/* The index of the next statement (nstmts: the end of the trace). */
+	size_t stmt;
+};
+
+/* One line of an expected-output block. */
+struct ptasm_expect_line {
+	unsigned line;
+	char *text;
+};
+
+/* Everything ptasm knows about one tool: its options and its expected
+ * output. */
+struct ptasm_tool {
+	char *name;
+
+	/* Command-line arguments from "; opt:" lines (owned strings). */
+	char **args;
+	size_t nargs, args_cap;
+
+	/* The "expect <tool>" block, if there is one. */
+	int has_expect;
+	unsigned expect_line;
+	struct ptasm_expect_line *lines;
+	size_t nlines, lines_cap;
+};
+
+/* An offset given as a number or as a label name. */
+struct ptasm_ref {
+	int present;
+	unsigned line;
+	/* NULL for a number. */
+	char *label;
+	/* The number, or what to add to the label's offset. */
+	uint64_t value;
+	int64_t adjust;
+};
+
+/* A whole .pta file. */
+struct ptasm_program {
+	struct ptasm_stmt *stmts;
+	size_t nstmts, stmts_cap;
+
+	struct ptasm_label *labels;
+	size_t nlabels, labels_cap;
+
+	struct ptasm_tool *tools;
+	size_t ntools, tools_cap;
+
+	/* "; cpu:" (owned, NULL if absent). */
+	char *cpu;
+	unsigned cpu_line;
+
+	/* "; range:" - the part of the trace the tools are given. */
+	struct ptasm_ref range_from, range_to;
+};
+
+/* The default tool of "; opt:" lines. */
+#define PTASM_DEFAULT_TOOL "ptdump"
+
+/* Free everything @program owns and clear it. */
+void ptasm_program_free(struct ptasm_program *program);
+
+/* Return the tool named @name (of @len characters), adding it if
+ * @create is set.  Returns NULL if there is no such tool or memory runs
+ * out. */
+struct ptasm_tool *ptasm_program_tool(struct ptasm_program *program,
+                                      const char *name, size_t len, int create);
+
+/* Return the label named @name (of @len characters), or NULL. */
+const struct ptasm_label *
+ptasm_program_label(const struct ptasm_program *program, const char *name,
+                    size_t len);
+
+#endif /* PTASM_PROGRAM_H */
