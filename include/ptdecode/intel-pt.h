@@ -467,7 +467,7 @@ struct pt_packet_mtc {
 	uint8_t ctc;
 };
 
-/** CYC: core clock cycles since the previous CYC. */
+/** CYC: core clock cycles since the previous CYC (at most 61 bits). */
 struct pt_packet_cyc {
 	uint64_t value;
 };
@@ -695,7 +695,8 @@ pt_enc_get_config(const struct pt_encoder *encoder);
  * -pte_invalid for a NULL argument, -pte_bad_opc for an unknown packet type
  * (including ppt_invalid and ppt_unknown), -pte_bad_packet for a payload that
  * cannot be encoded (e.g. a TNT of 0 or too many bits, a reserved IP
- * compression, a CR3 with low bits set, a BIP outside a BBP block), and
+ * compression, a CR3 with low bits set, a CYC above 61 bits, a BIP outside
+ * a BBP block), and
  * -pte_eos if the packet does not fit.  On error nothing is written. */
 extern pt_export int pt_enc_next(struct pt_encoder *encoder,
                                  const struct pt_packet *packet);

@@ -227,6 +227,8 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 		uint64_t v = pkt->payload.cyc.value;
 		int n = 1;
 
+		if (!ptd_fits(v, PTD_CYC_MAX_BITS))
+			return -pte_bad_packet;
 		buf[0] = (uint8_t)(PTD_OPC_CYC | ((v & 0x1f) << 3));
 		v >>= 5;
 		if (v)

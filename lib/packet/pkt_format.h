@@ -120,12 +120,16 @@ enum {
 	PTD_PS_TRIG_ICNT = 5,
 	PTD_PS_BBP = 3,
 	PTD_PS_BEP = 2,
-	/* The longest CYC: one opcode byte and 8 extension bytes (5 + 8 * 7
-	 * payload bits >= 64). */
+	/* The longest CYC: one opcode byte and 8 extension bytes, 5 + 8 * 7 =
+	 * 61 payload bits.  A ninth extension byte is a bad packet, as in
+	 * libipt; the encoder refuses values that would need one. */
 	PTD_PS_CYC_MAX = 9,
 	/* The longest packet of all (PSB). */
 	PTD_PS_MAX = 16
 };
+
+/* Payload bits a CYC packet can carry. */
+#define PTD_CYC_MAX_BITS 61
 
 /* Payload bits. */
 enum {
