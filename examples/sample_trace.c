@@ -45,7 +45,8 @@ static int emit_ip(struct pt_encoder *enc, enum pt_packet_type type,
 	return emit(enc, &pkt);
 }
 
-static int emit_psb_plus(struct pt_encoder *enc, uint64_t tsc, uint64_t ip)
+static int emit_psb_plus(struct pt_encoder *enc, uint64_t tsc, uint16_t ctc,
+                         uint64_t ip)
 {
 	struct pt_packet pkt;
 	int err = 0;
@@ -59,7 +60,7 @@ static int emit_psb_plus(struct pt_encoder *enc, uint64_t tsc, uint64_t ip)
 
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.type = ppt_tma;
-	pkt.payload.tma.ctc = (uint16_t)(tsc >> 3);
+	pkt.payload.tma.ctc = ctc;
 	pkt.payload.tma.fc = 0x11;
 	err |= emit(enc, &pkt);
 
@@ -85,14 +86,17 @@ static int emit_segment(struct pt_encoder *enc, unsigned seg)
 	struct pt_packet pkt;
 	int err = 0;
 
-	err |= emit_psb_plus(enc, 0x1000000 + 0x10000 * seg, base);
+	/* The crystal clock runs at 1/8 of the TSC; MTCs carry CTC[10:3]. */
+	const uint16_t ctc = (uint16_t)(0x1230 + 0x100 * seg);
+
+	err |= emit_psb_plus(enc, 0x1000000 + 0x800 * seg, ctc, base);
 	err |= emit_ip(enc, ppt_tip_pge, pt_ipc_update_16, base & 0xffff);
 
 	for (unsigned i = 0; i < 8; ++i) {
 		memset(&pkt, 0, sizeof(pkt));
 		pkt.type = ppt_tnt_8;
 		pkt.payload.tnt.bit_size = 6;
-		pkt.payload.tnt.payload = (i * 0x15u + seg) & 0x3f;
+		pkt.payload.tnt.payload = (i * 0x15u + seg + 0x29) & 0x3f;
 		err |= emit(enc, &pkt);
 
 		memset(&pkt, 0, sizeof(pkt));
@@ -102,7 +106,7 @@ static int emit_segment(struct pt_encoder *enc, unsigned seg)
 
 		memset(&pkt, 0, sizeof(pkt));
 		pkt.type = ppt_mtc;
-		pkt.payload.mtc.ctc = (uint8_t)(seg * 8 + i);
+		pkt.payload.mtc.ctc = (uint8_t)((ctc >> 3) + 1 + i);
 		err |= emit(enc, &pkt);
 
 		err |= emit_ip(enc, ppt_tip, pt_ipc_update_16,
