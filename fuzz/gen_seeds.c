@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Writes the seed corpora of the fuzz targets.
+ *
+ * Usage: fuzz_gen_seeds <dir>   (normally fuzz/corpus)
+ * Writes <dir>/fuzz_packet/seed-* (a configuration byte and a packet
+ * stream made with the encoder) and <dir>/fuzz_roundtrip/seed-* (packet
+ * descriptions, see fuzz_roundtrip.c).  The output is deterministic; the
+ * committed seeds were made with it. */
+#include "ptdecode/ptdecode.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct out {
+	uint8_t bytes[4096];
+	size_t size;
+};
+
+static void put(struct out *o, const void *bytes, size_t n)
+{
+	if (o->size + n > sizeof(o->bytes)) {
+		fprintf(stderr, "seed too big\n");
+		exit(1);
+	}
+	memcpy(o->bytes + o->size, bytes, n);
+	o->size += n;
+}
+
+static void put_byte(struct out *o, uint8_t b)
+{
+	put(o, &b, 1);
+}
+
+/* Append the encoding of @p to @o. */
+static void enc(struct out *o, const struct pt_packet *p)
+{
+	uint8_t buf[32];
+	struct pt_config config;
+	struct pt_encoder *encoder;
+	int size;
+
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + sizeof(buf);
+	encoder = pt_alloc_encoder(&config);
+	if (!encoder) {
+		fprintf(stderr, "no encoder\n");
+		exit(1);
+	}
+	/* A BIP needs its block (4-byte items); the caller put the BBP
+	 * into the seed already. */
+	if (p->type == ppt_bip) {
+		struct pt_packet bbp;
+
+		memset(&bbp, 0, sizeof(bbp));
+		bbp.type = ppt_bbp;
+		bbp.payload.bbp.sz = 1;
+		if (pt_enc_next(encoder, &bbp) != 3)
+			exit(1);
+		size = pt_enc_next(encoder, p);
+		if (size <= 0) {
+			fprintf(stderr, "bip: %d\n", size);
+			exit(1);
+		}
+		put(o, buf + 3, (size_t)size);
+		pt_free_encoder(encoder);
+		return;
+	}
+	size = pt_enc_next(encoder, p);
+	if (size <= 0) {
+		fprintf(stderr, "%s: %d\n", ptd_packet_type_name(p->type),
+		        size);
+		exit(1);
+	}
+	put(o, buf, (size_t)size);
+	pt_free_encoder(encoder);
+}
+
+static struct pt_packet pkt(enum pt_packet_type type)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = type;
+	return p;
+}
+
+/* One of every packet type, as a PSB segment. */
+static void all_packets(struct out *o)
+{
+	struct pt_packet p;
+
+	enc(o, (p = pkt(ppt_psb), &p));
+	p = pkt(ppt_mode);
+	p.payload.mode.bits.exec.csl = 1;
+	enc(o, &p);
+	p = pkt(ppt_fup);
+	p.payload.ip.ipc = pt_ipc_sext_48;
+	p.payload.ip.ip = UINT64_C(0x7fffffff1000);
+	enc(o, &p);
+	p = pkt(ppt_tsc);
+	p.payload.tsc.tsc = 0xa0000;
+	enc(o, &p);
+	p = pkt(ppt_tma);
+	p.payload.tma.ctc = 0x18;
+	p.payload.tma.fc = 8;
+	enc(o, &p);
+	p = pkt(ppt_cbr);
+	p.payload.cbr.ratio = 0x24;
+	enc(o, &p);
+	p = pkt(ppt_pip);
+	p.payload.pip.cr3 = 0xafafa0;
+	p.payload.pip.nr = 1;
+	enc(o, &p);
+	p = pkt(ppt_vmcs);
+	p.payload.vmcs.base = 0xcdcdc000;
+	enc(o, &p);
+	enc(o, (p = pkt(ppt_psbend), &p));
+	p = pkt(ppt_tnt_8);
+	p.payload.tnt.bit_size = 5;
+	p.payload.tnt.payload = 0x15;
+	enc(o, &p);
+	p = pkt(ppt_cyc);
+	p.payload.cyc.value = 0x1234;
+	enc(o, &p);
+	p = pkt(ppt_mtc);
+	p.payload.mtc.ctc = 2;
+	enc(o, &p);
+	p = pkt(ppt_tip);
+	p.payload.ip.ipc = pt_ipc_update_16;
+	p.payload.ip.ip = 0x1002;
+	enc(o, &p);
+	p = pkt(ppt_tnt_64);
+	p.payload.tnt.bit_size = 40;
+	p.payload.tnt.payload = UINT64_C(0xf0f0f0f0f0);
+	enc(o, &p);
+	enc(o, (p = pkt(ppt_pad), &p));
+	p = pkt(ppt_ptw);
+	p.payload.ptw.plc = 1;
+	p.payload.ptw.ip = 1;
+	p.payload.ptw.payload = UINT64_C(0xdeadbeefcafe);
+	enc(o, &p);
+	p = pkt(ppt_fup);
+	p.payload.ip.ipc = pt_ipc_full;
+	p.payload.ip.ip = UINT64_C(0xffffffff81000000);
+	enc(o, &p);
+	p = pkt(ppt_mwait);
+	p.payload.mwait.hints = 0x20;
+	p.payload.mwait.ext = 1;
+	enc(o, &p);
+	p = pkt(ppt_pwre);
+	p.payload.pwre.state = 2;
+	p.payload.pwre.hw = 1;
+	enc(o, &p);
+	p = pkt(ppt_exstop);
+	p.payload.exstop.ip = 1;
+	enc(o, &p);
+	p = pkt(ppt_pwrx);
+	p.payload.pwrx.last = 1;
+	p.payload.pwrx.deepest = 2;
+	p.payload.pwrx.interrupt = 1;
+	enc(o, &p);
+	p = pkt(ppt_mnt);
+	p.payload.mnt.payload = 0x2a;
+	enc(o, &p);
+	p = pkt(ppt_cfe);
+	p.payload.cfe.type = pt_cfe_intr;
+	p.payload.cfe.vector = pt_cfe_intr_pf;
+	p.payload.cfe.ip = 1;
+	enc(o, &p);
+	p = pkt(ppt_evd);
+	p.payload.evd.payload = 0x7ffff000;
+	enc(o, &p);
+	p = pkt(ppt_trig);
+	p.payload.trig.trbv = 0xa1;
+	p.payload.trig.ip = 1;
+	p.payload.trig.icntv = 1;
+	p.payload.trig.icnt = 0x23;
+	enc(o, &p);
+	p = pkt(ppt_bbp);
+	p.payload.bbp.sz = 1;
+	enc(o, &p);
+	p = pkt(ppt_bip);
+	p.payload.bip.id = 7;
+	p.payload.bip.payload = 0xabcd;
+	enc(o, &p);
+	enc(o, (p = pkt(ppt_bep), &p));
+	enc(o, (p = pkt(ppt_tip_pgd), &p));
+	enc(o, (p = pkt(ppt_ovf), &p));
+	p = pkt(ppt_tip_pge);
+	p.payload.ip.ipc = pt_ipc_update_32;
+	p.payload.ip.ip = 0xfffff000;
+	enc(o, &p);
+	enc(o, (p = pkt(ppt_stop), &p));
+}
+
+static void write_file(const char *dir, const char *target, const char *name,
+                       const struct out *o)
+{
+	char path[1024];
+	FILE *file;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, target, name);
+	file = fopen(path, "wb");
+	if (!file || fwrite(o->bytes, 1, o->size, file) != o->size ||
+	    fclose(file) != 0) {
+		fprintf(stderr, "%s: cannot write\n", path);
+		exit(1);
+	}
+	printf("%s: %zu bytes\n", path, o->size);
+}
+
+static void packet_seeds(const char *dir)
+{
+	static const uint8_t garbage[] = {0x05, 0x82, 0x02, 0x02, 0x82, 0xd9,
+	                                  0x40, 0xff, 0x13, 0x02, 0xc3};
+	struct pt_packet p;
+	struct out o;
+	int i;
+
+	/* Everything, no errata, batch size 1. */
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0x00);
+	all_packets(&o);
+	write_file(dir, "fuzz_packet", "seed-all-packets", &o);
+
+	/* Garbage, then two segments; batch size 16, SKZ84. */
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0xa2);
+	put(&o, garbage, sizeof(garbage));
+	all_packets(&o);
+	put(&o, garbage, 5);
+	all_packets(&o);
+	write_file(dir, "fuzz_packet", "seed-garbage-two-segments", &o);
+
+	/* SKD007: a CYC cut by an OVF, and SKZ84: a corrupted TMA. */
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0x03);
+	enc(&o, (p = pkt(ppt_psb), &p));
+	enc(&o, (p = pkt(ppt_psbend), &p));
+	put(&o, (const uint8_t[]){0x07, 0x02, 0xf3}, 3);
+	put(&o,
+	    (const uint8_t[]){0x02, 0x73, 0x12, 0x00, 0x01, 0x00, 0x00, 0xaa},
+	    8);
+	p = pkt(ppt_cyc);
+	p.payload.cyc.value = 32;
+	enc(&o, &p);
+	enc(&o, (p = pkt(ppt_ovf), &p));
+	enc(&o, (p = pkt(ppt_pad), &p));
+	write_file(dir, "fuzz_packet", "seed-errata", &o);
+
+	/* Unknown opcodes for each callback mode. */
+	for (i = 0; i < 4; ++i) {
+		char name[64];
+
+		memset(&o, 0, sizeof(o));
+		put_byte(&o, (uint8_t)(0x04 | (i << 3) | (i << 5)));
+		enc(&o, (p = pkt(ppt_psb), &p));
+		put(&o,
+		    (const uint8_t[]){0x05, 0x03, 0x00, 0x00, 0x02, 0x00, 0x09,
+		                      0x00, 0x02, 0xc3, 0x11},
+		    11);
+		enc(&o, (p = pkt(ppt_psb), &p));
+		enc(&o, (p = pkt(ppt_psbend), &p));
+		write_file(dir, "fuzz_packet",
+		           (snprintf(name, sizeof(name), "seed-unknown-%d", i),
+		            name),
+		           &o);
+	}
+
+	/* Runs of PADs and TNT-8s (the batch fast paths), batch size 64. */
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0xc0);
+	enc(&o, (p = pkt(ppt_psb), &p));
+	for (i = 0; i < 40; ++i)
+		enc(&o, (p = pkt(ppt_pad), &p));
+	for (i = 0; i < 40; ++i) {
+		p = pkt(ppt_tnt_8);
+		p.payload.tnt.bit_size = (uint8_t)(1 + i % 6);
+		p.payload.tnt.payload = (uint64_t)i & ((1u << (1 + i % 6)) - 1);
+		enc(&o, &p);
+	}
+	p = pkt(ppt_bbp);
+	enc(&o, &p);
+	put(&o, (const uint8_t[]){0x0c, 1, 2, 3, 4, 5, 6, 7, 8, 0x04, 0x00},
+	    11);
+	enc(&o, (p = pkt(ppt_bep), &p));
+	enc(&o, (p = pkt(ppt_psb), &p));
+	write_file(dir, "fuzz_packet", "seed-runs", &o);
+}
+
+/* A description of every type (masked or raw fields), see
+ * fuzz_roundtrip.c. */
+static void roundtrip_seeds(const char *dir)
+{
+	struct out o;
+	unsigned t, k;
+
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0x80);
+	for (t = 0; t < 35; ++t) {
+		put_byte(&o, (uint8_t)t);
+		for (k = 0; k < 9; ++k)
+			put_byte(&o, (uint8_t)(0x11 * (k + t)));
+	}
+	write_file(dir, "fuzz_roundtrip", "seed-every-type", &o);
+
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0x80);
+	for (t = 0; t < 35; ++t) {
+		put_byte(&o, (uint8_t)(0x80 | t));
+		for (k = 0; k < 9; ++k)
+			put_byte(&o, (uint8_t)(0xff - 3 * k - t));
+	}
+	write_file(dir, "fuzz_roundtrip", "seed-every-type-raw", &o);
+
+	/* A small buffer: -pte_eos part way. */
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0x10);
+	for (t = 2; t < 12; ++t) {
+		put_byte(&o, (uint8_t)t);
+		for (k = 0; k < 9; ++k)
+			put_byte(&o, (uint8_t)(k * 7));
+	}
+	write_file(dir, "fuzz_roundtrip", "seed-small-buffer", &o);
+
+	/* A PEBS block: BBP, BIPs, BEP, PSB. */
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0x80);
+	put(&o, (const uint8_t[]){30, 0x81}, 2);          /* bbp, sz */
+	put(&o, (const uint8_t[]){31, 3, 1, 2, 3, 4}, 6); /* bip */
+	put(&o, (const uint8_t[]){31, 4, 9, 9, 9, 9}, 6); /* bip */
+	put(&o, (const uint8_t[]){2}, 1);                 /* pad */
+	put(&o, (const uint8_t[]){32, 1}, 2);             /* bep, ip */
+	put(&o, (const uint8_t[]){31, 1}, 2);             /* bip: error */
+	put(&o, (const uint8_t[]){30, 0x00, 3}, 3);       /* bbp */
+	put(&o, (const uint8_t[]){31, 5, 1, 2, 3, 4, 5, 6, 7, 8}, 10);
+	put(&o, (const uint8_t[]){3}, 1); /* psb ends the block */
+	write_file(dir, "fuzz_roundtrip", "seed-pebs", &o);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s <corpus dir>\n", argv[0]);
+		return 2;
+	}
+	packet_seeds(argv[1]);
+	roundtrip_seeds(argv[1]);
+	return 0;
+}

@@ -1,0 +1,17 @@
+# The fuzz targets built as plain programs that replay their seed corpora
+# (fuzz/corpus/<target>/), without libFuzzer: see fuzz/replay_main.h.
+# Included from tests/unit/CMakeLists.txt, so the normal build (and the
+# -DPTD_SANITIZE=ON build, under ASan+UBSan) runs them with ctest.
+set(PTD_FUZZ_TARGETS fuzz_packet fuzz_roundtrip)
+foreach(t ${PTD_FUZZ_TARGETS})
+  add_executable(${t}_replay ${PROJECT_SOURCE_DIR}/fuzz/${t}.c)
+  target_compile_definitions(${t}_replay PRIVATE PTD_FUZZ_REPLAY_MAIN)
+  target_include_directories(${t}_replay PRIVATE ${PROJECT_SOURCE_DIR}/fuzz)
+  target_link_libraries(${t}_replay PRIVATE ptdecode_obj)
+  add_test(NAME fuzz.${t}.replay
+    COMMAND ${t}_replay ${PROJECT_SOURCE_DIR}/fuzz/corpus/${t})
+endforeach()
+
+# The generator of the seed corpora: fuzz_gen_seeds fuzz/corpus
+add_executable(fuzz_gen_seeds ${PROJECT_SOURCE_DIR}/fuzz/gen_seeds.c)
+target_link_libraries(fuzz_gen_seeds PRIVATE ptdecode_obj)

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Helpers shared by the cmocka unit tests.
+ *
+ * Include after <cmocka.h> (and its prerequisites). */
+#ifndef PTD_TEST_UTIL_H
+#define PTD_TEST_UTIL_H
+
+#include "ptdecode/ptdecode.h"
+
+#include "pkt_equal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Return a malloc'ed copy of the @size bytes at @src, allocated with exactly
+ * @size bytes (at least one) so that AddressSanitizer flags any read past
+ * the end. */
+static inline uint8_t *ptd_t_dup(const void *src, size_t size)
+{
+	uint8_t *buf = malloc(size ? size : 1);
+
+	assert_non_null(buf);
+	if (size)
+		memcpy(buf, src, size);
+	return buf;
+}
+
+/* Allocate a packet decoder for [@buf, @buf + @size) with @errata (NULL for
+ * none). */
+static inline struct pt_packet_decoder *
+ptd_t_decoder(uint8_t *buf, size_t size, const struct pt_errata *errata)
+{
+	struct pt_packet_decoder *decoder;
+	struct pt_config config;
+
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + size;
+	if (errata)
+		config.errata = *errata;
+	decoder = pt_pkt_alloc_decoder(&config);
+	assert_non_null(decoder);
+	return decoder;
+}
+
+/* Allocate an encoder for [@buf, @buf + @size). */
+static inline struct pt_encoder *ptd_t_encoder(uint8_t *buf, size_t size)
+{
+	struct pt_encoder *encoder;
+	struct pt_config config;
+
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + size;
+	encoder = pt_alloc_encoder(&config);
+	assert_non_null(encoder);
+	return encoder;
+}
+
+/* Encode @n packets into @buf of @size bytes; return the number of bytes
+ * written.  Every packet must encode. */
+static inline size_t ptd_t_encode(uint8_t *buf, size_t size,
+                                  const struct pt_packet *packets, size_t n)
+{
+	struct pt_encoder *encoder = ptd_t_encoder(buf, size);
+	uint64_t offset = 0;
+	size_t i;
+
+	for (i = 0; i < n; ++i) {
+		int errcode = pt_enc_next(encoder, &packets[i]);
+
+		if (errcode <= 0)
+			fail_msg("packet %zu (%s) did not encode: %d", i,
+			         ptd_packet_type_name(packets[i].type),
+			         errcode);
+	}
+	assert_int_equal(pt_enc_get_offset(encoder, &offset), 0);
+	pt_free_encoder(encoder);
+	return (size_t)offset;
+}
+
+/* Assert that @actual equals @expected; name the differing field. */
+static inline void ptd_t_assert_packet(const struct pt_packet *actual,
+                                       const struct pt_packet *expected)
+{
+	const char *diff = ptd_pkt_diff(actual, expected);
+
+	if (diff)
+		fail_msg("packet differs in %s: got %s/%u, expected %s/%u",
+		         diff, ptd_packet_type_name(actual->type), actual->size,
+		         ptd_packet_type_name(expected->type), expected->size);
+}
+
+/* A packet of @type with a zeroed payload. */
+static inline struct pt_packet ptd_t_packet(enum pt_packet_type type)
+{
+	struct pt_packet packet;
+
+	memset(&packet, 0, sizeof(packet));
+	packet.type = type;
+	return packet;
+}
+
+/* Apply the command line's test selection: "PATTERN" runs only the tests
+ * whose names match PATTERN, "--skip PATTERN" runs all others.  Call before
+ * cmocka_run_group_tests(). */
+static inline void ptd_t_filters(int argc, char **argv)
+{
+	if (argc > 2 && strcmp(argv[1], "--skip") == 0)
+		cmocka_set_skip_filter(argv[2]);
+	else if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+}
+
+#endif /* PTD_TEST_UTIL_H */
