@@ -609,6 +609,51 @@ static void test_pebs_blocks(void **state)
 	roundtrip_seq(p, sizes, 6);
 }
 
+/* Inside a PEBS block, a byte xxxxx100b is a BIP.  A TNT-8 written there
+ * with such a byte (e.g. one not-taken branch: 04) cannot be read back as
+ * a TNT-8: the encoder must refuse it (as it refuses a BIP outside a
+ * block), or write something that decodes as the TNT-8. */
+static void test_known_bug_tnt8_in_block(void **state)
+{
+	uint8_t enc[32];
+	struct pt_encoder *encoder;
+	struct pt_packet_decoder *decoder;
+	struct pt_packet bbp = ptd_t_packet(ppt_bbp);
+	struct pt_packet tnt = ptd_t_packet(ppt_tnt_8);
+	struct pt_packet pad = ptd_t_packet(ppt_pad), packet;
+	uint64_t size;
+	uint8_t *buf;
+	int errcode, i;
+
+	(void)state;
+	bbp.payload.bbp.sz = 1;
+	tnt.payload.tnt.bit_size = 1;
+	encoder = ptd_t_encoder(enc, sizeof(enc));
+	assert_int_equal(pt_enc_next(encoder, &bbp), 3);
+	errcode = pt_enc_next(encoder, &tnt);
+	if (errcode == -pte_bad_packet) {
+		pt_free_encoder(encoder);
+		return;
+	}
+	assert_true(errcode > 0);
+	for (i = 0; i < 4; ++i)
+		assert_int_equal(pt_enc_next(encoder, &pad), 1);
+	assert_int_equal(pt_enc_get_offset(encoder, &size), 0);
+	pt_free_encoder(encoder);
+
+	buf = ptd_t_dup(enc, (size_t)size);
+	decoder = ptd_t_decoder(buf, (size_t)size, NULL);
+	assert_int_equal(pt_pkt_sync_set(decoder, 0), 0);
+	assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)), 3);
+	assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)),
+	                 errcode);
+	assert_int_equal(packet.type, ppt_tnt_8);
+	assert_int_equal(packet.payload.tnt.bit_size, 1);
+	assert_int_equal(packet.payload.tnt.payload, 0);
+	pt_pkt_free_decoder(decoder);
+	free(buf);
+}
+
 /* One of everything, back to back. */
 static void test_mixed_stream(void **state)
 {
@@ -1205,6 +1250,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_cfe_evd),
 	        cmocka_unit_test(test_trig),
 	        cmocka_unit_test(test_pebs_blocks),
+	        cmocka_unit_test(test_known_bug_tnt8_in_block),
 	        cmocka_unit_test(test_mixed_stream),
 	        cmocka_unit_test(test_golden_encodings),
 	        cmocka_unit_test(test_golden_bip),
