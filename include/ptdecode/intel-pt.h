@@ -696,7 +696,7 @@ pt_enc_get_config(const struct pt_encoder *encoder);
  * (including ppt_invalid and ppt_unknown), -pte_bad_packet for a payload that
  * cannot be encoded (e.g. a TNT of 0 or too many bits, a reserved IP
  * compression, a CR3 with low bits set, a CYC above 61 bits, a BIP outside
- * a BBP block), and
+ * a BBP block or a TNT-8 inside one that would read as a BIP), and
  * -pte_eos if the packet does not fit.  On error nothing is written. */
 extern pt_export int pt_enc_next(struct pt_encoder *encoder,
                                  const struct pt_packet *packet);

@@ -37,7 +37,8 @@ extern pt_export int ptd_cpu_parse(struct pt_cpu *cpu, const char *s);
  *
  * Equivalent to calling pt_pkt_next() up to @count times, but much cheaper
  * per packet.  Each packet goes to @packets[i]; if @offsets is not NULL, the
- * offset of packet i goes to @offsets[i].  Decoding stops early at the first
+ * offset of packet i goes to @offsets[i]: the decoder's offset before that
+ * packet, as pt_pkt_get_offset() would report it before pt_pkt_next().  Decoding stops early at the first
  * error; that error is returned by the next call.
  *
  * Returns the number of packets decoded (> 0), or, if the very first packet

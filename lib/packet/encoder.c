@@ -145,6 +145,10 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 			return -pte_bad_packet;
 		raw = pkt->payload.tnt.payload | (UINT64_C(1) << bits);
 		if (pkt->type == ppt_tnt_8) {
+			/* Inside a PEBS block, xxxxx100b is a BIP. */
+			if (*bip_size &&
+			    ((raw << 1) & PTD_OPM_BIP) == PTD_OPC_BIP)
+				return -pte_bad_packet;
 			buf[0] = (uint8_t)(raw << 1);
 			return 1;
 		}

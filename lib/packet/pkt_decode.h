@@ -360,11 +360,14 @@ static inline int ptd_pkt_decode_ext(const uint8_t *pos, const uint8_t *end,
  * second byte is the 0x02 escape, followed by the OVF extension byte, is
  * taken to be a CYC cut short by an OVF: drop the CYC, report the OVF. */
 static inline int ptd_pkt_skd007(struct pt_packet *pkt, const uint8_t *pos,
-                                 const uint8_t *end, int size)
+                                 const uint8_t *end, int size,
+                                 struct ptd_pkt_state *state)
 {
 	if (size != 2 || pos[1] != PTD_OPC_EXT || end - pos < 3 ||
 	    pos[2] != PTD_EXT_OVF)
 		return size;
+	/* The OVF ends a PEBS block like any other OVF. */
+	state->bip_size = 0;
 	pkt->type = ppt_ovf;
 	pkt->size = PTD_PS_OVF;
 	return 1 + PTD_PS_OVF;
@@ -467,7 +470,7 @@ static inline int ptd_pkt_decode(const uint8_t *pos, const uint8_t *end,
 		}
 		size = ptd_pkt_cyc(pkt, pos, end);
 		if (size > 0 && config->errata.skd007)
-			size = ptd_pkt_skd007(pkt, pos, end, size);
+			size = ptd_pkt_skd007(pkt, pos, end, size, state);
 		return size;
 	}
 

@@ -216,8 +216,7 @@ int ptd_pkt_next_batch(struct pt_packet_decoder *decoder,
 			break;
 		}
 		if (offsets)
-			offsets[n] = (uint64_t)(pos - begin) + (uint64_t)consumed -
-			             pkt->size;
+			offsets[n] = (uint64_t)(pos - begin);
 		pos += consumed;
 	}
 
