@@ -14,12 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Known library bugs (see docs/fuzzing.md) are tolerated unless this is 0;
- * build with -DPTD_FUZZ_IGNORE_KNOWN=0 to hunt them again. */
-#ifndef PTD_FUZZ_IGNORE_KNOWN
-#define PTD_FUZZ_IGNORE_KNOWN 1
-#endif
-
 /* Abort with a message if @cond does not hold: libFuzzer (or the replay
  * main) reports the input. */
 #define FUZZ_CHECK(cond, ...)                                                  \
@@ -118,6 +112,16 @@ static inline int fuzz_cyc_size(uint64_t value)
 	return size;
 }
 
+/* The byte of a TNT-8 with 1..6 outcomes: stop bit and outcomes, shifted
+ * left by one. */
+static inline unsigned fuzz_tnt8_byte(const struct pt_packet *p)
+{
+	uint64_t raw = p->payload.tnt.payload |
+	               (UINT64_C(1) << p->payload.tnt.bit_size);
+
+	return (unsigned)((raw << 1) & 0xff);
+}
+
 /* What encoding @p must give by the SDM's rules: its size, or the
  * negative error for a packet that cannot be encoded.  @bip_size is the
  * BIP payload size of the enclosing BBP block, 0 outside one. */
@@ -149,6 +153,11 @@ static inline int fuzz_expected_encoding(const struct pt_packet *p,
 		if (p->payload.tnt.bit_size < 1 ||
 		    p->payload.tnt.bit_size > 6 ||
 		    !fuzz_fits(p->payload.tnt.payload, p->payload.tnt.bit_size))
+			return bad;
+		/* Inside a PEBS block a byte xxxxx100b is a BIP: the TNT-8's
+		 * byte (outcomes and stop bit, shifted left by one) must not
+		 * be one. */
+		if (bip_size && fuzz_tnt8_byte(p) % 8 == 4)
 			return bad;
 		return 1;
 	case ppt_tnt_64:

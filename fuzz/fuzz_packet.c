@@ -301,12 +301,6 @@ static void pass_forward(struct fuzz *f)
 			if (!bip_size && (s->offset & 7) == (f->nsteps & 7))
 				check_sizes(f, s->offset, &s->packet, s->result,
 				            (unsigned)f->nsteps);
-#if PTD_FUZZ_IGNORE_KNOWN
-			/* Known bug: the OVF of SKD007 does not end a PEBS
-			 * block, as every other OVF does. */
-			if (s->packet.type == ppt_ovf && after - s->offset == 3)
-				continue;
-#endif
 			bip_size = fuzz_block_after(&s->packet, bip_size);
 			continue;
 		}
@@ -447,13 +441,6 @@ static void pass_batch(const struct fuzz *f)
 			           i + (size_t)k, diff);
 			if (i & 1)
 				continue;
-#if PTD_FUZZ_IGNORE_KNOWN
-			/* Known bug: the SKD007 OVF's offset. */
-			if (t->packet.type == ppt_ovf &&
-			    f->config.errata.skd007 &&
-			    offsets[k] == t->offset + 1)
-				continue;
-#endif
 			FUZZ_CHECK(offsets[k] == t->offset,
 			           "batch step %zu at %llu, not %llu",
 			           i + (size_t)k,

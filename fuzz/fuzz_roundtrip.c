@@ -233,27 +233,6 @@ static void normalize(struct pt_packet *p, int size)
 	}
 }
 
-/* Known library bugs to step around (docs/fuzzing.md, "Library bugs"). */
-static int known_bug(const struct pt_packet *p, unsigned bip_size)
-{
-#if PTD_FUZZ_IGNORE_KNOWN
-	/* Inside a BBP block, a TNT-8 whose byte is xxxxx100b decodes as a
-	 * BIP; the encoder accepts it. */
-	if (p->type == ppt_tnt_8 && bip_size && p->payload.tnt.bit_size >= 1 &&
-	    p->payload.tnt.bit_size <= 6) {
-		uint64_t raw = p->payload.tnt.payload |
-		               (UINT64_C(1) << p->payload.tnt.bit_size);
-
-		if (((raw << 1) & 7) == 4)
-			return 1;
-	}
-#else
-	(void)p;
-	(void)bip_size;
-#endif
-	return 0;
-}
-
 struct record {
 	struct pt_packet packet;
 	uint64_t offset;
@@ -372,8 +351,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t i;
 
 		describe(&r, &p, bip_size);
-		if (known_bug(&p, bip_size))
-			continue;
 		want = fuzz_expected_encoding(&p, bip_size);
 		if (want > 0 && (size_t)want > cap - (size_t)offset)
 			want = -pte_eos;

@@ -10,6 +10,12 @@ foreach(t ${PTD_FUZZ_TARGETS})
   target_link_libraries(${t}_replay PRIVATE ptdecode_obj)
   add_test(NAME fuzz.${t}.replay
     COMMAND ${t}_replay ${PROJECT_SOURCE_DIR}/fuzz/corpus/${t})
+  # Inputs that once made the target fail (library bugs since fixed) stay
+  # as regression tests.
+  file(GLOB crashes ${PROJECT_SOURCE_DIR}/fuzz/crashes/${t}-*)
+  if(crashes)
+    add_test(NAME fuzz.${t}.crashes COMMAND ${t}_replay ${crashes})
+  endif()
 endforeach()
 
 # The generator of the seed corpora: fuzz_gen_seeds fuzz/corpus

@@ -761,8 +761,9 @@ static void test_skd007(void **state)
 }
 
 /* An OVF ends a PEBS block: after it, 04 is a one-bit TNT-8, not a BIP.
- * The OVF that SKD007 makes of a CYC must do the same. */
-static void test_known_bug_skd007_ovf_ends_block(void **state)
+ * The OVF that SKD007 makes of a CYC does the same (it did not at first:
+ * found by fuzz_packet). */
+static void test_skd007_ovf_ends_block(void **state)
 {
 	/* BBP (4-byte items), OVF, then 04 00 00 00 00. */
 	static const uint8_t plain[] = {0x02, 0x63, 0x80, 0x02, 0xf3,
@@ -846,7 +847,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_unknown_opcodes),
 	        cmocka_unit_test(test_unknown_in_stream),
 	        cmocka_unit_test(test_skd007),
-	        cmocka_unit_test(test_known_bug_skd007_ovf_ends_block),
+	        cmocka_unit_test(test_skd007_ovf_ends_block),
 	        cmocka_unit_test(test_skz84),
 	};
 
