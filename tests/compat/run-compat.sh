@@ -5,7 +5,10 @@
 # CMake project that uses find_package(ptdecode).
 #
 # usage: run-compat.sh <build dir> <source dir> <trace>
+# Environment: PTD_COMPAT_CFLAGS, extra compiler flags (the sanitizer flags of
+# a sanitizer build, whose library needs them at link time).
 set -eu
+extra=${PTD_COMPAT_CFLAGS:-}
 build=$1 src=$2 trace=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -15,7 +18,8 @@ export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig:$work/prefix/lib/x86_64-linux
 cc=${CC:-cc}
 
 # shellcheck disable=SC2046
-$cc -std=c11 -Wall -Wextra -Werror -o "$work/with-ptdecode" "$src/tests/compat/libipt_program.c" \
+# shellcheck disable=SC2086
+$cc -std=c11 -Wall -Wextra -Werror $extra -o "$work/with-ptdecode" "$src/tests/compat/libipt_program.c" \
 	$(pkg-config --cflags ptdecode) $(pkg-config --libs ptdecode) \
 	-Wl,-rpath,"$(pkg-config --variable=libdir ptdecode)"
 "$work/with-ptdecode" "$trace" >"$work/ptdecode.txt"
@@ -43,7 +47,8 @@ find_package(ptdecode REQUIRED)
 add_executable(consumer "$src/tests/compat/libipt_program.c")
 target_link_libraries(consumer PRIVATE ptdecode::ptdecode_static)
 CM
-cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
+	-DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" >/dev/null
 cmake --build "$work/consumer/build" >/dev/null
 "$work/consumer/build/consumer" "$trace" | cmp -s - "$work/ptdecode.txt" ||
 	{ echo "FAIL: CMake consumer output differs"; exit 1; }
