@@ -481,6 +481,31 @@ static void test_version(void **state)
 	assert_non_null(strstr(v.ext, want));
 }
 
+/* Packet type names, as ptdump prints them. */
+static void test_packet_type_names(void **state)
+{
+	static const char *const names[] = {
+	        "<invalid>", "<unknown>", "pad",     "psb",   "psbend", "fup",
+	        "tip",       "tip.pge",   "tip.pgd", "tnt.8", "tnt.64", "mode",
+	        "pip",       "vmcs",      "cbr",     "tsc",   "tma",    "mtc",
+	        "cyc",       "stop",      "ovf",     "mnt",   "exstop", "mwait",
+	        "pwre",      "pwrx",      "ptw",     "cfe",   "evd",    "trig",
+	        "bbp",       "bip",       "bep"};
+	int type;
+
+	(void)state;
+	assert_int_equal(ARRAY_SIZE(names), ppt_bep + 1);
+	for (type = ppt_invalid; type <= ppt_bep; ++type) {
+		const char *name =
+		        ptd_packet_type_name((enum pt_packet_type)type);
+
+		assert_non_null(name);
+		assert_string_equal(name, names[type]);
+	}
+	assert_null(ptd_packet_type_name((enum pt_packet_type)(ppt_bep + 1)));
+	assert_null(ptd_packet_type_name((enum pt_packet_type)63));
+}
+
 /* The reference: every packet, offset and result that pt_pkt_next() gives
  * from offset 0 to the end, resyncing with pt_pkt_sync_forward() after
  * errors. */
@@ -833,6 +858,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_errstr),
 	        cmocka_unit_test(test_errcode),
 	        cmocka_unit_test(test_version),
+	        cmocka_unit_test(test_packet_type_names),
 	        cmocka_unit_test(test_batch_equivalence),
 	        cmocka_unit_test(test_batch_api),
 	        cmocka_unit_test(test_batch_skd007_offset),
