@@ -43,7 +43,8 @@ extern pt_export int ptd_cpu_parse(struct pt_cpu *cpu, const char *s);
  *
  * Returns the number of packets decoded (> 0), or, if the very first packet
  * fails, the negative error pt_pkt_next() would return (-pte_eos at the end
- * of the buffer).  Returns -pte_invalid for a NULL @decoder or @packets or a
+ * of the buffer).  Like pt_pkt_next(), it returns 0 without moving when the
+ * decode callback reports a zero-size unknown packet first.  Returns -pte_invalid for a NULL @decoder or @packets or a
  * zero @count. */
 extern pt_export int ptd_pkt_next_batch(struct pt_packet_decoder *decoder,
                                         struct pt_packet *packets, size_t count,

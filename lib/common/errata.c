@@ -2,6 +2,7 @@
 /* Intel PT errata by processor, and parsing of processor names. */
 #include "ptdecode/ptdecode.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,18 +124,27 @@ int pt_cpu_errata(struct pt_errata *errata, const struct pt_cpu *cpu)
 	return -pte_bad_cpu;
 }
 
-/* Parse one unsigned number (decimal or 0x-hex) up to @max; advance @s. */
+/* Parse one unsigned number, decimal or hexadecimal with a 0x prefix, up to
+ * @max; advance @s past it. */
 static int ptd_parse_num(const char **s, unsigned long max,
                          unsigned long *value)
 {
-	char *end;
+	const char *digits = *s;
+	int base = 10;
 	unsigned long v;
+	char *end;
 
-	if (**s < '0' || **s > '9')
+	if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+		digits += 2;
+		base = 16;
+	}
+	/* strtoul() would accept signs and white space; we do not. */
+	if (!isxdigit((unsigned char)*digits) ||
+	    (base == 10 && !isdigit((unsigned char)*digits)))
 		return -pte_bad_cpu;
 	errno = 0;
-	v = strtoul(*s, &end, 0);
-	if (errno || end == *s || v > max)
+	v = strtoul(digits, &end, base);
+	if (errno || v > max)
 		return -pte_bad_cpu;
 	*s = end;
 	*value = v;

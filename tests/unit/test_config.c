@@ -344,6 +344,8 @@ static void test_cpu_parse(void **state)
 	        {"6/0x4E", 6, 0x4e, 0}, {"0x6/0x9e/0xa", 6, 0x9e, 10},
 	        {"6/158/9", 6, 158, 9}, {"65535/255/255", 0xffff, 0xff, 0xff},
 	        {"0x13/1", 0x13, 1, 0}, {"0/0/0", 0, 0, 0},
+	        /* A leading zero is decimal, not octal. */
+	        {"6/010", 6, 10, 0},    {"06/0158/09", 6, 158, 9},
 	};
 	static const char *const bad[] = {
 	        "",
