@@ -52,7 +52,13 @@ static inline uint8_t *fuzz_psb_map(const uint8_t *buf, size_t size)
 		for (k = 0; k < FUZZ_PSB_SIZE; ++k)
 			if (buf[i + k] != ((k & 1) ? 0x82 : 0x02))
 				break;
-		map[i] = (k == FUZZ_PSB_SIZE);
+		/* A PSB is the last 16 bytes of a run of 02 82 pairs: the
+		 * bytes before it may continue the pattern, the packet after
+		 * it never does. */
+		map[i] = (k == FUZZ_PSB_SIZE) &&
+		         !(size - i >= FUZZ_PSB_SIZE + 2 &&
+		           buf[i + FUZZ_PSB_SIZE] == 0x02 &&
+		           buf[i + FUZZ_PSB_SIZE + 1] == 0x82);
 	}
 	return map;
 }

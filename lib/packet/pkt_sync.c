@@ -4,8 +4,12 @@
  * A PSB is 16 bytes of the pattern 02 82.  Whatever its alignment, a PSB
  * fully contains the 8-byte-aligned word that starts at most 7 bytes after
  * it, and that word reads 02 82 02 82 ... or 82 02 82 02 ....  So we test
- * one aligned word per 8 bytes and look closer only where a word matches:
- * the PSB that owns a matching word at @a starts in [a - 7, a]. */
+ * one aligned word per 8 bytes and look closer only where a word matches.
+ *
+ * The bytes before a PSB may continue its pattern (a payload that happens to
+ * end in 02 82, say), so a run of the pattern can be longer than 16 bytes.
+ * The packet after a PSB never continues it, so the PSB is the last 16 bytes
+ * of the run: that is where we synchronize, as libipt does. */
 #include "pkt_sync.h"
 
 #include "pkt_format.h"
@@ -21,10 +25,20 @@ static const uint8_t ptd_psb_bytes[PTD_PS_PSB] = {
 #define PTD_PSB_WORD_EVEN UINT64_C(0x8202820282028202)
 #define PTD_PSB_WORD_ODD UINT64_C(0x0282028202820282)
 
-static int ptd_is_psb(const uint8_t *p, const uint8_t *end)
+/* The PSB that owns the pattern around @p: the last 16 bytes of the run of
+ * 02 82 pairs through @p, or NULL if that run is shorter than a PSB. */
+static const uint8_t *ptd_run_psb(const uint8_t *p, const uint8_t *begin,
+                                  const uint8_t *end)
 {
-	return end - p >= PTD_PS_PSB &&
-	       memcmp(p, ptd_psb_bytes, PTD_PS_PSB) == 0;
+	const uint8_t *q = (*p == 0x02) ? p : p + 1;
+	const uint8_t *psb;
+
+	while (end - q >= 2 && q[0] == 0x02 && q[1] == PTD_EXT_PSB)
+		q += 2;
+	if (q - begin < PTD_PS_PSB)
+		return NULL;
+	psb = q - PTD_PS_PSB;
+	return memcmp(psb, ptd_psb_bytes, PTD_PS_PSB) == 0 ? psb : NULL;
 }
 
 static int ptd_psb_word(const uint8_t *p)
@@ -53,15 +67,13 @@ const uint8_t *ptd_sync_forward(const uint8_t *from, const uint8_t *begin,
 		return NULL;
 
 	for (a = from + ptd_align_up(from); end - a >= 8; a += 8) {
-		const uint8_t *q;
+		const uint8_t *psb;
 
 		if (!ptd_psb_word(a))
 			continue;
-		q = (a - from >= 7) ? a - 7 : from;
-		for (; q <= a; ++q) {
-			if (ptd_is_psb(q, end))
-				return q;
-		}
+		psb = ptd_run_psb(a, begin, end);
+		if (psb && psb >= from)
+			return psb;
 	}
 	return NULL;
 }
@@ -69,7 +81,6 @@ const uint8_t *ptd_sync_forward(const uint8_t *from, const uint8_t *begin,
 const uint8_t *ptd_sync_backward(const uint8_t *before, const uint8_t *begin,
                                  const uint8_t *end)
 {
-	const uint8_t *a, *last;
 	ptrdiff_t room;
 
 	if (!before || before <= begin || end - begin < PTD_PS_PSB)
@@ -77,28 +88,22 @@ const uint8_t *ptd_sync_backward(const uint8_t *before, const uint8_t *begin,
 	if (before > end)
 		before = end;
 
-	/* The aligned word of a PSB at s lies in [s, s + 7]: start at the
-	 * last aligned word that a PSB before @before can own and that lies
-	 * inside the buffer. */
-	last = before + 6;
-	if (end - last < 8)
-		last = end - 8;
-	a = last - (((uintptr_t)last) & 7);
+	/* A PSB before @before owns an aligned word that starts before
+	 * before + 7 and lies inside the buffer; look at those from the last
+	 * one down. */
+	room = (before + 6) - begin;
+	if (room > (end - begin) - 8)
+		room = (end - begin) - 8;
+	room -= (ptrdiff_t)(((uintptr_t)(begin + room)) & 7);
 
-	for (room = a - begin; room >= 0; room -= 8) {
-		const uint8_t *q, *low;
+	for (; room >= 0; room -= 8) {
+		const uint8_t *psb;
 
-		a = begin + room;
-		if (!ptd_psb_word(a))
+		if (!ptd_psb_word(begin + room))
 			continue;
-		q = (a < before) ? a : before - 1;
-		low = (room >= 7) ? a - 7 : begin;
-		for (;; --q) {
-			if (ptd_is_psb(q, end))
-				return q;
-			if (q == low)
-				break;
-		}
+		psb = ptd_run_psb(begin + room, begin, end);
+		if (psb && psb < before)
+			return psb;
 	}
 	return NULL;
 }

@@ -85,10 +85,6 @@ struct diff {
 	uint64_t divergences;
 	uint64_t skz84_end;
 
-	/* Known ptdecode bugs (see diff_known_sync_run()): counted, and
-	 * failures only with --strict. */
-	int strict;
-	uint64_t known_sync_run;
 
 	/* Extra decoder flags for the corrupt phase (--errata). */
 	unsigned dec_flags;
@@ -423,39 +419,6 @@ static int diff_ours_only_opcode(const uint8_t *pos, const uint8_t *end)
 	default:
 		return 0;
 	}
-}
-
-/* KNOWN PTDECODE BUG (lib/packet/pkt_sync.c): when the bytes before a PSB
- * continue its 02 82 pattern (e.g. a TIP whose IP ends in bytes 02 82, or an
- * MNT payload 02 82 02 82 ...), ptdecode's pt_pkt_sync_forward returns the
- * first 16 bytes of the longer run of the pattern, and pt_pkt_sync_backward
- * from the real PSB returns the 16 bytes just before it, which overlap it.
- * Neither is a packet boundary.  libipt returns the last 16 bytes of a run,
- * the real PSB (no packet after a PSB starts with 02 82).  Returns 1 if
- * ptdecode's sync point is such a window: 16 bytes of the pattern that the
- * pattern continues after. */
-static int diff_known_sync_run(const uint8_t *buf, size_t size, int rc_ours,
-                               uint64_t ours, int rc_theirs, uint64_t theirs)
-{
-	if (rc_ours < 0 || ours == theirs || rc_ours != rc_theirs ||
-	    ours > size || size - ours < 18)
-		return 0;
-	for (uint64_t i = ours; i < ours + 18; i += 2) {
-		if (buf[i] != 0x02 || buf[i + 1] != 0x82)
-			return 0;
-	}
-	return 1;
-}
-
-/* Count a known bug; it is a failure only in strict mode. */
-static int diff_known(struct diff *d, uint64_t *counter, const uint8_t *buf,
-                      size_t size, uint64_t offset, const char *what)
-{
-	*counter += 1;
-	if (!d->strict)
-		return 1;
-	diff_fail(d, buf, size, offset, "known bug: %s", what);
-	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -885,18 +848,6 @@ static int diff_lockstep(struct diff *d, uint8_t *buf, size_t size,
 			        " | libipt %s 0x%" PRIx64 "\n",
 			        diff_errname(rc_o), off_o, diff_errname(rc_t),
 			        off_t);
-		if (diff_known_sync_run(buf, size, rc_o, off_o, rc_t, off_t) &&
-		    diff_known(d, &d->known_sync_run, buf, size, off_o,
-		               "pt_pkt_sync_forward inside a longer PSB run")) {
-			/* Continue from libipt's (the right) PSB. */
-			if (pt_pkt_sync_set(ds->ours, off_t) < 0 ||
-			    pt_pkt_sync_set(ds->batch, off_t) < 0) {
-				diff_fail(d, buf, size, off_t,
-				          "pt_pkt_sync_set");
-				goto out;
-			}
-			off_o = off_t;
-		}
 		if (rc_o != rc_t || off_o != off_t) {
 			diff_fail(
 			        d, buf, size, rc_o >= 0 ? off_o : off_t,
@@ -1447,11 +1398,6 @@ static int sync_walk(struct diff *d, uint8_t *buf, size_t size,
 			ok_o = ro >= 0 && oo == expected;
 			ok_t = rt >= 0 && ot == expected;
 		}
-		if (!ok_o &&
-		    diff_known_sync_run(buf, size, ro, oo, 0, expected) &&
-		    diff_known(d, &d->known_sync_run, buf, size, oo,
-		               "pt_pkt_sync_* inside a longer PSB run"))
-			ok_o = 2;
 		if (!ok_t && i < psbs->n && backward && rt >= 0 &&
 		    ot >= before) {
 			/* LIBIPT 2.0.5 BUG: pt_pkt_sync_backward can return
@@ -1566,10 +1512,6 @@ static int sync_random(struct diff *d, uint8_t *buf, size_t size,
 		if (rt >= 0)
 			rt = d->ipt->pkt_get_sync_offset(theirs, &ot);
 		d->syncs += 1;
-		if (diff_known_sync_run(buf, size, ro, oo, rt, ot) &&
-		    diff_known(d, &d->known_sync_run, buf, size, oo,
-		               "pt_pkt_sync_* inside a longer PSB run"))
-			continue;
 		if (backward && ro >= 0 && rt >= 0 && ot >= from && oo < from) {
 			/* The libipt 2.0.5 bug described in sync_walk(). */
 			d->ipt_sync_backward_stuck += 1;
@@ -1801,7 +1743,7 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 	        "usage: %s [--seed N|random] [--mb N] [--corrupt N] "
-	        "[--slice-kb N] [--syncs N] [--strict] [--quiet]\n"
+	        "[--slice-kb N] [--syncs N] [--quiet]\n"
 	        "  --seed N      seed (default 1); 'random' picks one\n"
 	        "  --mb N        size of the random stream in MiB (default "
 	        "32)\n"
@@ -1809,7 +1751,6 @@ static void usage(const char *prog)
 	        "  --slice-kb N  maximum size of a slice in KiB (default "
 	        "256)\n"
 	        "  --syncs N     syncs from random offsets (default 20000)\n"
-	        "  --strict      known ptdecode bugs are failures, too\n"
 	        "  --errata      corrupt phase with the SKD007 work-around, "
 	        "which libipt\n"
 	        "                2.0.5's packet decoder lacks (expect "
@@ -1847,10 +1788,6 @@ int main(int argc, char **argv)
 
 		if (!strcmp(arg, "--quiet")) {
 			d.verbose = 0;
-			continue;
-		}
-		if (!strcmp(arg, "--strict")) {
-			d.strict = 1;
 			continue;
 		}
 		if (!strcmp(arg, "--errata")) {
@@ -1924,12 +1861,6 @@ int main(int argc, char **argv)
 		       "last 15 bytes fails with -pte_internal (ptdecode: "
 		       "-pte_eos)\n",
 		       d.ipt_sync_forward_internal);
-	if (d.known_sync_run)
-		printf("diff_pkt: KNOWN BUG seen %" PRIu64
-		       " times: ptdecode syncs onto the first 16 bytes of a "
-		       "longer 02 82 run, libipt onto the last (the real "
-		       "PSB); --strict makes this a failure\n",
-		       d.known_sync_run);
 	if (d.ipt_sync_backward_stuck)
 		printf("diff_pkt: libipt 2.0.5 bug seen %" PRIu64
 		       " times: pt_pkt_sync_backward returned a PSB at or "
