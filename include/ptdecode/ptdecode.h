@@ -11,6 +11,9 @@
 #define PTDECODE_H
 
 #include "intel-pt.h"
+#include "ptd_clock.h"
+#include "ptd_rtit.h"
+#include "ptd_time.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * ptdecode extension: see docs/design-time.md.  Included by ptdecode.h.
+ */
+#ifndef PTD_TIME_H
+#define PTD_TIME_H
+
+#include "intel-pt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PTD_TIME_H */
