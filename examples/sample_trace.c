@@ -116,7 +116,8 @@ static int emit_segment(struct pt_encoder *enc, unsigned seg)
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.type = ppt_tnt_64;
 	pkt.payload.tnt.bit_size = 40;
-	pkt.payload.tnt.payload = UINT64_C(0x5a5a5a5a5a) & ((UINT64_C(1) << 40) - 1);
+	pkt.payload.tnt.payload =
+	        UINT64_C(0x5a5a5a5a5a) & ((UINT64_C(1) << 40) - 1);
 	err |= emit(enc, &pkt);
 
 	if (seg == 1)

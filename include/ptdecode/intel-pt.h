@@ -185,30 +185,42 @@ struct pt_conf_flags {
 	union {
 		/** Block decoder flags. */
 		struct {
-			uint32_t end_on_call : 1;        /**< end a block after a call */
-			uint32_t enable_tick_events : 1; /**< report tick events */
-			uint32_t end_on_jump : 1;        /**< end a block after a jump */
-			uint32_t keep_tcal_on_ovf : 1;   /**< keep timing calibration on OVF */
-			uint32_t enable_iflags_events : 1; /**< report IF changes */
+			/** End a block after a call instruction. */
+			uint32_t end_on_call : 1;
+			/** Report tick events when the time changes. */
+			uint32_t enable_tick_events : 1;
+			/** End a block after a jump instruction. */
+			uint32_t end_on_jump : 1;
+			/** Keep the timing calibration on overflow. */
+			uint32_t keep_tcal_on_ovf : 1;
+			/** Report changes of IF (needs Event Trace). */
+			uint32_t enable_iflags_events : 1;
 		} block;
 
 		/** Instruction-flow decoder flags. */
 		struct {
-			uint32_t enable_tick_events : 1; /**< report tick events */
-			uint32_t keep_tcal_on_ovf : 1;   /**< keep timing calibration on OVF */
-			uint32_t enable_iflags_events : 1; /**< report IF changes */
+			/** Report tick events when the time changes. */
+			uint32_t enable_tick_events : 1;
+			/** Keep the timing calibration on overflow. */
+			uint32_t keep_tcal_on_ovf : 1;
+			/** Report changes of IF (needs Event Trace). */
+			uint32_t enable_iflags_events : 1;
 		} insn;
 
 		/** Query decoder flags. */
 		struct {
-			uint32_t keep_tcal_on_ovf : 1;   /**< keep timing calibration on OVF */
-			uint32_t enable_iflags_events : 1; /**< report IF changes */
+			/** Keep the timing calibration on overflow. */
+			uint32_t keep_tcal_on_ovf : 1;
+			/** Report changes of IF (needs Event Trace). */
+			uint32_t enable_iflags_events : 1;
 		} query;
 
 		/** Event decoder flags. */
 		struct {
-			uint32_t keep_tcal_on_ovf : 1;   /**< keep timing calibration on OVF */
-			uint32_t enable_iflags_events : 1; /**< report IF changes */
+			/** Keep the timing calibration on overflow. */
+			uint32_t keep_tcal_on_ovf : 1;
+			/** Report changes of IF (needs Event Trace). */
+			uint32_t enable_iflags_events : 1;
 		} event;
 
 		/** Reserved space. */
@@ -223,7 +235,7 @@ struct pt_conf_addr_filter {
 		/** All ADDRn_CFG fields, 4 bits each, ADDR0 in bits 3:0. */
 		uint64_t addr_cfg;
 
-		/** The same fields one by one: 0 off, 1 filter, 2 trace-stop. */
+		/** The same fields one by one: 0 off, 1 filter, 2 stop. */
 		struct {
 			uint32_t addr0_cfg : 4;
 			uint32_t addr1_cfg : 4;
@@ -264,9 +276,9 @@ struct pt_config {
 	/** Optional decoding of packets the library does not know. */
 	struct {
 		/** Called at an unknown opcode with @pos pointing at it.  Fills
-		 * @unknown and returns the packet size in bytes (at most 255), or
-		 * a negative pt_error_code.  Without a callback an unknown opcode
-		 * is -pte_bad_opc. */
+		 * @unknown and returns the packet size in bytes (at most 255),
+		 * or a negative pt_error_code.  Without a callback an unknown
+		 * opcode is -pte_bad_opc. */
 		int (*callback)(struct pt_packet_unknown *unknown,
 		                const struct pt_config *config,
 		                const uint8_t *pos, void *context);
@@ -285,7 +297,8 @@ struct pt_config {
 	 * ebx / eax.  Needed to interpret MTC packets. */
 	uint32_t cpuid_0x15_eax, cpuid_0x15_ebx;
 
-	/** IA32_RTIT_CTL.MTCFreq: an MTC carries CTC bits [mtc_freq+7:mtc_freq]. */
+	/** IA32_RTIT_CTL.MTCFreq: an MTC carries CTC bits
+	 * [mtc_freq+7:mtc_freq]. */
 	uint8_t mtc_freq;
 
 	/** MSR_PLATFORM_INFO[15:8], the maximum non-turbo ratio.  When set,
@@ -403,7 +416,8 @@ pt_get_exec_mode(const struct pt_packet_mode_exec *packet)
 }
 
 /** Return the MODE.Exec bits that encode @mode (iflag clear). */
-static inline struct pt_packet_mode_exec pt_set_exec_mode(enum pt_exec_mode mode)
+static inline struct pt_packet_mode_exec
+pt_set_exec_mode(enum pt_exec_mode mode)
 {
 	struct pt_packet_mode_exec packet;
 
@@ -512,8 +526,8 @@ struct pt_packet_pwrx {
 /** PTW: PTWRITE payload. */
 struct pt_packet_ptw {
 	uint64_t payload; /**< the operand */
-	uint8_t plc;      /**< payload size code: 0 → 4 bytes, 1 → 8 bytes */
-	uint32_t ip : 1;  /**< a FUP with the PTWRITE's IP follows */
+	uint8_t plc;     /**< payload size code: 0 → 4 bytes, 1 → 8 bytes */
+	uint32_t ip : 1; /**< a FUP with the PTWRITE's IP follows */
 };
 
 /** Return the payload size in bytes for PTW size code @plc, or
@@ -596,8 +610,9 @@ struct pt_packet_evd {
 
 /** TRIG: trigger. */
 struct pt_packet_trig {
-	uint8_t trbv;       /**< bit vector of the triggers reported */
-	uint16_t icnt;      /**< instructions since the last IP packet; valid if @icntv */
+	uint8_t trbv; /**< bit vector of the triggers reported */
+	/** Instructions since the last IP packet; valid if @icntv. */
+	uint16_t icnt;
 	uint32_t ip : 1;    /**< a FUP with the reference IP follows */
 	uint32_t icntv : 1; /**< @icnt is valid */
 	uint32_t mult : 1;  /**< other triggers fired that are not reported */

@@ -41,14 +41,14 @@ extern pt_export int ptd_cpu_parse(struct pt_cpu *cpu, const char *s);
  * Equivalent to calling pt_pkt_next() up to @count times, but much cheaper
  * per packet.  Each packet goes to @packets[i]; if @offsets is not NULL, the
  * offset of packet i goes to @offsets[i]: the decoder's offset before that
- * packet, as pt_pkt_get_offset() would report it before pt_pkt_next().  Decoding stops early at the first
- * error; that error is returned by the next call.
+ * packet, as pt_pkt_get_offset() would report it before pt_pkt_next(). Decoding
+ * stops early at the first error; that error is returned by the next call.
  *
  * Returns the number of packets decoded (> 0), or, if the very first packet
  * fails, the negative error pt_pkt_next() would return (-pte_eos at the end
  * of the buffer).  Like pt_pkt_next(), it returns 0 without moving when the
- * decode callback reports a zero-size unknown packet first.  Returns -pte_invalid for a NULL @decoder or @packets or a
- * zero @count. */
+ * decode callback reports a zero-size unknown packet first.  Returns
+ * -pte_invalid for a NULL @decoder or @packets or a zero @count. */
 extern pt_export int ptd_pkt_next_batch(struct pt_packet_decoder *decoder,
                                         struct pt_packet *packets, size_t count,
                                         uint64_t *offsets);

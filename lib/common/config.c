@@ -5,8 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
-int ptd_config_from_user(struct pt_config *config,
-                         const struct pt_config *user)
+int ptd_config_from_user(struct pt_config *config, const struct pt_config *user)
 {
 	size_t size;
 

@@ -163,21 +163,24 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 
 		switch (pkt->payload.mode.leaf) {
 		case pt_mol_exec:
-			bits = (uint8_t)(
-			    (pkt->payload.mode.bits.exec.csl ? PTD_MODE_EXEC_CSL
-			                                     : 0) |
-			    (pkt->payload.mode.bits.exec.csd ? PTD_MODE_EXEC_CSD
-			                                     : 0) |
-			    (pkt->payload.mode.bits.exec.iflag ? PTD_MODE_EXEC_IF
-			                                       : 0));
+			bits = (uint8_t)((pkt->payload.mode.bits.exec.csl
+			                          ? PTD_MODE_EXEC_CSL
+			                          : 0) |
+			                 (pkt->payload.mode.bits.exec.csd
+			                          ? PTD_MODE_EXEC_CSD
+			                          : 0) |
+			                 (pkt->payload.mode.bits.exec.iflag
+			                          ? PTD_MODE_EXEC_IF
+			                          : 0));
 			break;
 		case pt_mol_tsx:
-			bits = (uint8_t)(
-			    pt_mol_tsx |
-			    (pkt->payload.mode.bits.tsx.intx ? PTD_MODE_TSX_INTX
-			                                     : 0) |
-			    (pkt->payload.mode.bits.tsx.abrt ? PTD_MODE_TSX_ABRT
-			                                     : 0));
+			bits = (uint8_t)(pt_mol_tsx |
+			                 (pkt->payload.mode.bits.tsx.intx
+			                          ? PTD_MODE_TSX_INTX
+			                          : 0) |
+			                 (pkt->payload.mode.bits.tsx.abrt
+			                          ? PTD_MODE_TSX_ABRT
+			                          : 0));
 			break;
 		default:
 			return -pte_bad_packet;
@@ -295,10 +298,13 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 		buf[1] = PTD_EXT_PWRX;
 		buf[2] = (uint8_t)((pkt->payload.pwrx.last << 4) |
 		                   pkt->payload.pwrx.deepest);
-		buf[3] = (uint8_t)(
-		    (pkt->payload.pwrx.interrupt ? PTD_PWRX_WR_INT : 0) |
-		    (pkt->payload.pwrx.store ? PTD_PWRX_WR_STORE : 0) |
-		    (pkt->payload.pwrx.autonomous ? PTD_PWRX_WR_HW : 0));
+		buf[3] =
+		        (uint8_t)((pkt->payload.pwrx.interrupt ? PTD_PWRX_WR_INT
+		                                               : 0) |
+		                  (pkt->payload.pwrx.store ? PTD_PWRX_WR_STORE
+		                                           : 0) |
+		                  (pkt->payload.pwrx.autonomous ? PTD_PWRX_WR_HW
+		                                                : 0));
 		buf[4] = buf[5] = buf[6] = 0;
 		return PTD_PS_PWRX;
 
@@ -339,9 +345,11 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 
 	case ppt_trig:
 		buf[0] = PTD_OPC_TRIG;
-		buf[1] = (uint8_t)((pkt->payload.trig.ip ? PTD_TRIG_IP : 0) |
-		                   (pkt->payload.trig.icntv ? PTD_TRIG_ICNTV : 0) |
-		                   (pkt->payload.trig.mult ? PTD_TRIG_MULT : 0));
+		buf[1] =
+		        (uint8_t)((pkt->payload.trig.ip ? PTD_TRIG_IP : 0) |
+		                  (pkt->payload.trig.icntv ? PTD_TRIG_ICNTV
+		                                           : 0) |
+		                  (pkt->payload.trig.mult ? PTD_TRIG_MULT : 0));
 		buf[2] = pkt->payload.trig.trbv;
 		if (!pkt->payload.trig.icntv)
 			return PTD_PS_TRIG;

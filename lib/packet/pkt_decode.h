@@ -135,9 +135,9 @@ static inline int ptd_pkt_unknown(struct pt_packet *pkt, const uint8_t *pos,
 }
 
 /* Fixed-size packets without payload: fill type and size. */
-static inline int ptd_pkt_plain(struct pt_packet *pkt,
-                                enum pt_packet_type type, int size,
-                                const uint8_t *pos, const uint8_t *end)
+static inline int ptd_pkt_plain(struct pt_packet *pkt, enum pt_packet_type type,
+                                int size, const uint8_t *pos,
+                                const uint8_t *end)
 {
 	if (end - pos < size)
 		return -pte_eos;
@@ -293,9 +293,11 @@ static inline int ptd_pkt_decode_ext(const uint8_t *pos, const uint8_t *end,
 		memset(&pkt->payload.pwrx, 0, sizeof(pkt->payload.pwrx));
 		pkt->payload.pwrx.last = pos[2] >> 4;
 		pkt->payload.pwrx.deepest = pos[2] & 0xf;
-		pkt->payload.pwrx.interrupt = (pos[3] & PTD_PWRX_WR_INT) ? 1 : 0;
+		pkt->payload.pwrx.interrupt =
+		        (pos[3] & PTD_PWRX_WR_INT) ? 1 : 0;
 		pkt->payload.pwrx.store = (pos[3] & PTD_PWRX_WR_STORE) ? 1 : 0;
-		pkt->payload.pwrx.autonomous = (pos[3] & PTD_PWRX_WR_HW) ? 1 : 0;
+		pkt->payload.pwrx.autonomous =
+		        (pos[3] & PTD_PWRX_WR_HW) ? 1 : 0;
 		return PTD_PS_PWRX;
 
 	case PKX_PTW: {
@@ -309,7 +311,8 @@ static inline int ptd_pkt_decode_ext(const uint8_t *pos, const uint8_t *end,
 			return -pte_eos;
 		pkt->type = ppt_ptw;
 		pkt->size = (uint8_t)(2 + n);
-		pkt->payload.ptw.payload = ptd_pkt_le(pos + 2, (unsigned)n, end);
+		pkt->payload.ptw.payload =
+		        ptd_pkt_le(pos + 2, (unsigned)n, end);
 		pkt->payload.ptw.plc = plc;
 		pkt->payload.ptw.ip = (ext & 0x80) ? 1 : 0;
 		return 2 + n;
@@ -321,7 +324,7 @@ static inline int ptd_pkt_decode_ext(const uint8_t *pos, const uint8_t *end,
 		pkt->type = ppt_cfe;
 		pkt->size = PTD_PS_CFE;
 		pkt->payload.cfe.type =
-		    (enum pt_cfe_type)(pos[2] & PTD_CFE_TYPE_MASK);
+		        (enum pt_cfe_type)(pos[2] & PTD_CFE_TYPE_MASK);
 		pkt->payload.cfe.vector = pos[3];
 		pkt->payload.cfe.ip = (pos[2] & PTD_CFE_IP) ? 1 : 0;
 		return PTD_PS_CFE;
@@ -332,7 +335,7 @@ static inline int ptd_pkt_decode_ext(const uint8_t *pos, const uint8_t *end,
 		pkt->type = ppt_evd;
 		pkt->size = PTD_PS_EVD;
 		pkt->payload.evd.type =
-		    (enum pt_evd_type)(pos[2] & PTD_EVD_TYPE_MASK);
+		        (enum pt_evd_type)(pos[2] & PTD_EVD_TYPE_MASK);
 		pkt->payload.evd.payload = ptd_pkt_le(pos + 3, 8, end);
 		return PTD_PS_EVD;
 
@@ -384,10 +387,10 @@ static inline int ptd_pkt_decode_fast(const uint8_t *pos, struct pt_packet *pkt)
 	uint64_t w, head, a, b;
 
 	_Static_assert(offsetof(struct pt_packet, size) == 4 &&
-	                   offsetof(struct pt_packet, payload) == 8 &&
-	                   sizeof(struct pt_packet) == 24 &&
-	                   offsetof(struct pt_packet_ip, ip) == 8 &&
-	                   offsetof(struct pt_packet_tnt, payload) == 8,
+	                       offsetof(struct pt_packet, payload) == 8 &&
+	                       sizeof(struct pt_packet) == 24 &&
+	                       offsetof(struct pt_packet_ip, ip) == 8 &&
+	                       offsetof(struct pt_packet_tnt, payload) == 8,
 	               "struct pt_packet layout");
 
 	memcpy(&w, pos + 1, sizeof(w));
@@ -431,7 +434,8 @@ static inline int ptd_pkt_decode(const uint8_t *pos, const uint8_t *end,
 		pkt->type = ppt_bip;
 		pkt->size = (uint8_t)(1 + n);
 		pkt->payload.bip.id = opc >> 3;
-		pkt->payload.bip.payload = ptd_pkt_le(pos + 1, (unsigned)n, end);
+		pkt->payload.bip.payload =
+		        ptd_pkt_le(pos + 1, (unsigned)n, end);
 		return 1 + n;
 	}
 
@@ -497,10 +501,10 @@ static inline int ptd_pkt_decode(const uint8_t *pos, const uint8_t *end,
 			return -pte_eos;
 		bits = pos[1];
 		pkt->payload.mode.leaf =
-		    (enum pt_mode_leaf)(bits & PTD_MODE_LEAF_MASK);
+		        (enum pt_mode_leaf)(bits & PTD_MODE_LEAF_MASK);
 		if ((bits & PTD_MODE_LEAF_MASK) == pt_mol_exec) {
 			struct pt_packet_mode_exec *e =
-			    &pkt->payload.mode.bits.exec;
+			        &pkt->payload.mode.bits.exec;
 
 			memset(e, 0, sizeof(*e));
 			e->csl = (bits & PTD_MODE_EXEC_CSL) ? 1 : 0;
@@ -508,7 +512,7 @@ static inline int ptd_pkt_decode(const uint8_t *pos, const uint8_t *end,
 			e->iflag = (bits & PTD_MODE_EXEC_IF) ? 1 : 0;
 		} else if ((bits & PTD_MODE_LEAF_MASK) == pt_mol_tsx) {
 			struct pt_packet_mode_tsx *t =
-			    &pkt->payload.mode.bits.tsx;
+			        &pkt->payload.mode.bits.tsx;
 
 			memset(t, 0, sizeof(*t));
 			t->intx = (bits & PTD_MODE_TSX_INTX) ? 1 : 0;
@@ -537,7 +541,7 @@ static inline int ptd_pkt_decode(const uint8_t *pos, const uint8_t *end,
 			if (end - pos < PTD_PS_TRIG_ICNT)
 				return -pte_eos;
 			pkt->payload.trig.icnt =
-			    (uint16_t)(pos[3] | (pos[4] << 8));
+			        (uint16_t)(pos[3] | (pos[4] << 8));
 			size = PTD_PS_TRIG_ICNT;
 		}
 		pkt->type = ppt_trig;

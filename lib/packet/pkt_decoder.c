@@ -56,8 +56,8 @@ int pt_pkt_sync_forward(struct pt_packet_decoder *decoder)
 	pos = decoder->pos ? decoder->pos : begin;
 	if (pos == decoder->sync)
 		pos += (decoder->config.end - pos < PTD_PS_PSB)
-		           ? decoder->config.end - pos
-		           : PTD_PS_PSB;
+		               ? decoder->config.end - pos
+		               : PTD_PS_PSB;
 
 	/* Look a little back, too: a PSB may have been partly consumed by a
 	 * preceding packet that was decoded from garbage. */
@@ -96,8 +96,7 @@ int pt_pkt_sync_set(struct pt_packet_decoder *decoder, uint64_t offset)
 	return 0;
 }
 
-int pt_pkt_get_offset(const struct pt_packet_decoder *decoder,
-                      uint64_t *offset)
+int pt_pkt_get_offset(const struct pt_packet_decoder *decoder, uint64_t *offset)
 {
 	if (!decoder || !offset)
 		return -pte_invalid;
@@ -200,14 +199,14 @@ int ptd_pkt_next_batch(struct pt_packet_decoder *decoder,
 			pkt->size = 1;
 			pkt->payload.tnt.bit_size = (uint8_t)bits;
 			pkt->payload.tnt.payload =
-			    (uint64_t)((opc >> 1) & ~(1u << bits));
+			        (uint64_t)((opc >> 1) & ~(1u << bits));
 			if (offsets)
 				offsets[n] = (uint64_t)(pos - begin);
 			++pos;
 			continue;
 		}
-		consumed = ptd_pkt_decode(pos, end, &decoder->config, pkt,
-		                          &state);
+		consumed =
+		        ptd_pkt_decode(pos, end, &decoder->config, pkt, &state);
 		if (consumed <= 0) {
 			if (n == 0) {
 				decoder->state = state;

@@ -8,6 +8,8 @@
 
 #include "pkt_format.h"
 
+/* clang-format off */
+
 /* Class of the first byte of a packet. */
 static const uint8_t ptd_pkt_class[256] = {
 	PKC_PAD, PKC_TIP_PGD, PKC_EXT, PKC_CYC,
@@ -405,5 +407,7 @@ static const struct ptd_pkt_fast ptd_pkt_fast[256] = {
 	/* 0xfe */ {ppt_tnt_8, 1, 0x6, 0x0, 0x3f, 0x0},
 	/* 0xff */ {0, 0, 0, 0, 0, 0},
 };
+
+/* clang-format on */
 
 #endif /* PTD_PKT_TABLES_H */

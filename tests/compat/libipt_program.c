@@ -63,7 +63,8 @@ int main(int argc, char **argv)
 		case ppt_tip_pge:
 		case ppt_tip_pgd:
 		case ppt_fup:
-			printf(" ipc %d ip %" PRIx64, (int)packet.payload.ip.ipc,
+			printf(" ipc %d ip %" PRIx64,
+			       (int)packet.payload.ip.ipc,
 			       packet.payload.ip.ip);
 			break;
 		case ppt_tnt_8:
@@ -89,7 +90,8 @@ int main(int argc, char **argv)
 			break;
 		case ppt_mode:
 			printf(" mode %d %d", (int)packet.payload.mode.leaf,
-			       (int)pt_get_exec_mode(&packet.payload.mode.bits.exec));
+			       (int)pt_get_exec_mode(
+			               &packet.payload.mode.bits.exec));
 			break;
 		default:
 			break;

@@ -85,7 +85,6 @@ struct diff {
 	uint64_t divergences;
 	uint64_t skz84_end;
 
-
 	/* Extra decoder flags for the corrupt phase (--errata). */
 	unsigned dec_flags;
 
