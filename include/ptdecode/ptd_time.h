@@ -280,8 +280,7 @@ extern pt_export int ptd_time_get_offset(const struct ptd_time_decoder *decoder,
  * In accurate mode the decoder reads ahead, up to the next MTC or TSC, to
  * place CYC packets exactly; the packets are still returned one by one. */
 extern pt_export int ptd_time_next(struct ptd_time_decoder *decoder,
-                                   struct ptd_time_packet *packet,
-                                   size_t size);
+                                   struct ptd_time_packet *packet, size_t size);
 
 /** Store the time state of @decoder at the last packet returned in
  * @time, @lost_mtc and @lost_cyc, with the semantics of pt_qry_time():
@@ -296,15 +295,15 @@ extern pt_export int ptd_time_query(const struct ptd_time_decoder *decoder,
 /** Store the last core:bus ratio in @cbr, with the semantics of
  * pt_qry_core_bus_ratio(): returns 0, -pte_invalid if an argument is NULL,
  * or -pte_no_cbr if there was no CBR packet since synchronization. */
-extern pt_export int
-ptd_time_query_cbr(const struct ptd_time_decoder *decoder, uint32_t *cbr);
+extern pt_export int ptd_time_query_cbr(const struct ptd_time_decoder *decoder,
+                                        uint32_t *cbr);
 
 /** Store what @decoder has noticed about the trace and its configuration
  * in @status (see enum ptd_time_diag).  @size is sizeof(*status) as the
  * caller knows it.  Returns 0 or -pte_invalid for a NULL argument. */
-extern pt_export int
-ptd_time_get_status(const struct ptd_time_decoder *decoder,
-                    struct ptd_time_status *status, size_t size);
+extern pt_export int ptd_time_get_status(const struct ptd_time_decoder *decoder,
+                                         struct ptd_time_status *status,
+                                         size_t size);
 
 #ifdef __cplusplus
 }
