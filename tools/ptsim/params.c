@@ -82,9 +82,11 @@ struct ptsim_preset {
 };
 
 static const struct ptsim_preset ptsim_presets[] = {
-        {"steady", "constant core clock at the nominal ratio", ""},
-        {"freq", "core frequency changes (CBR) every 150k ticks on average",
-         "freq_interval=150000"},
+        {"steady", "constant core clock (ratio 26, nominal 21)", ""},
+        {"fraction", "TSC:crystal ratio 250/3, not an integer",
+         "eax=3 ebx=250 nom_freq=25 cbr=31"},
+        {"freq", "core frequency changes (CBR) every 50k ticks on average",
+         "freq_interval=50000"},
         {"dropmtc", "dropped MTCs: single ones and bursts of up to 8",
          "mtc_drop=40 mtc_drop_burst=8"},
         {"dropmtc-long", "rare bursts of up to 200 dropped MTCs",
@@ -126,9 +128,9 @@ void ptsim_params_default(struct ptsim_params *p)
 	p->tsc0 = UINT64_C(0x2000000000);
 	p->art0 = UINT64_C(0x51e0000);
 	p->eax = 2;
-	p->ebx = 200;
-	p->nom_freq = 24;
-	p->cbr = 24;
+	p->ebx = 176;
+	p->nom_freq = 21;
+	p->cbr = 26;
 	p->cbr_min = 8;
 	p->cbr_max = 40;
 	p->mtc = 1;
