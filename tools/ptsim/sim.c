@@ -48,7 +48,8 @@ struct ptsim_gen {
 	uint64_t cyc_threshold;
 	uint64_t next_branch_cyc;
 	uint64_t next_mtc_art;
-	uint64_t drop_left;
+	uint64_t drop_left; /* MTCs still to drop in this burst */
+	uint64_t drop_run;  /* MTCs dropped in a row */
 	uint64_t next_freq_tau, next_sleep_tau;
 
 	uint64_t psb_bytes;
@@ -307,19 +308,28 @@ static int ptsim_on_mtc(struct ptsim_gen *g, uint64_t tau)
 	struct pt_packet pkt;
 
 	g->next_mtc_art += UINT64_C(1) << g->p->mtc_freq;
-	if (g->drop_left) {
+	/* Drop this MTC if a burst goes on or a new one starts, but never
+	 * more than PTSIM_MAX_DROPPED_MTCS in a row. */
+	if (g->drop_run < PTSIM_MAX_DROPPED_MTCS &&
+	    (g->drop_left ||
+	     (g->p->mtc_drop &&
+	      ptsim_rng_chance(&g->rng, (uint32_t)g->p->mtc_drop)))) {
+		if (!g->drop_left)
+			g->drop_left = ptsim_rng_range(&g->rng, 1,
+			                               g->p->mtc_drop_burst);
 		g->drop_left -= 1;
+		g->drop_run += 1;
 		g->t->stats.mtc_dropped += 1;
+		g->t->stats.mtc_dropped_trailing = g->drop_run;
 		return 0;
 	}
-	if (g->p->mtc_drop &&
-	    ptsim_rng_chance(&g->rng, (uint32_t)g->p->mtc_drop)) {
-		g->drop_left =
-		        ptsim_rng_range(&g->rng, 1, g->p->mtc_drop_burst) - 1;
-		g->t->stats.mtc_dropped += 1;
-		return 0;
-	}
-	if (ptsim_psb_if_due(g, tau) < 0 || ptsim_emit_cyc(g, tau, 0) < 0)
+	g->drop_left = 0;
+	g->drop_run = 0;
+	g->t->stats.mtc_dropped_trailing = 0;
+	/* A PSB+ that is due waits for the next other event: the MTC marks
+	 * the crystal clock edge, which comes first, so a TMA never precedes
+	 * an MTC of its own crystal clock value. */
+	if (ptsim_emit_cyc(g, tau, 0) < 0)
 		return -1;
 	pkt = ptsim_packet(ppt_mtc);
 	pkt.payload.mtc.ctc = (uint8_t)((art >> g->p->mtc_freq) & 0xff);

@@ -13,6 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The most MTCs dropped in a row: the payloads of the MTCs around them
+ * still tell how many periods passed (a difference of 0 or 256 would be
+ * ambiguous). */
+#define PTSIM_MAX_DROPPED_MTCS 254
+
 /* Model time resolution: sub-ticks per TSC tick per CPUID 0x15 EAX. */
 #define PTSIM_SUBTICKS 1024u
 
@@ -45,6 +50,7 @@ struct ptsim_rec {
 struct ptsim_stats {
 	uint64_t mtc_emitted;
 	uint64_t mtc_dropped;
+	uint64_t mtc_dropped_trailing; /* after the last MTC written */
 	uint64_t freq_changes;
 	uint64_t sleeps;
 	uint64_t psbs;
