@@ -349,6 +349,20 @@ static void acc_print(const struct acc_ctx *ctx, const struct acc_row *rows,
 		       ipt, ptd);
 	}
 	printf("\n");
+	if (ctx->have_ptd) {
+		printf("ptdecode at every packet (PSB+, CYC, MTC, TSC, ... "
+		       "included):\n\n"
+		       "| scenario | packets | mean | max | back |\n"
+		       "|---|--:|--:|--:|--:|\n");
+		for (i = 0; i < n; ++i) {
+			char ptd[96];
+
+			acc_cells(ptd, sizeof(ptd), &rows[i].ptd_all, 1);
+			printf("| %s | %" PRIu64 " | %s |\n", rows[i].name,
+			       rows[i].ptd_all.points, ptd);
+		}
+		printf("\n");
+	}
 	for (i = 0; i < n; ++i) {
 		const struct acc_row *r = &rows[i];
 
@@ -435,9 +449,12 @@ static unsigned acc_checks(const struct acc_ctx *ctx,
 		    (r->ipt.backwards && r->ptd.max_abs >= r->ipt.max_abs)) {
 			fprintf(stderr,
 			        "FAIL %s: ptdecode's maximum error %" PRIu64
-			        " is not below libipt's %" PRIu64 "%s\n",
-			        r->name, r->ptd.max_abs, r->ipt.max_abs,
-			        r->ipt.backwards ? "" : " or equal");
+			        " at 0x%" PRIx64 " %s libipt's %" PRIu64 "\n",
+			        r->name, r->ptd.max_abs, r->ptd.max_offset,
+			        r->ptd.max_abs > r->ipt.max_abs
+			                ? "exceeds"
+			                : "is not below (libipt steps back)",
+			        r->ipt.max_abs);
 			bad += 1;
 		}
 	}
