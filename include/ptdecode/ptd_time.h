@@ -265,6 +265,13 @@ extern pt_export int ptd_time_sync_set(struct ptd_time_decoder *decoder,
 extern pt_export int ptd_time_get_offset(const struct ptd_time_decoder *decoder,
                                          uint64_t *offset);
 
+/** Store the offset of the last synchronization point in @offset.  Returns
+ * 0, -pte_invalid for a NULL argument, or -pte_nosync before
+ * synchronization. */
+extern pt_export int
+ptd_time_get_sync_offset(const struct ptd_time_decoder *decoder,
+                         uint64_t *offset);
+
 /** Decode the next packet and its time into @packet.
  *
  * @size is sizeof(*packet) as the caller knows it; a smaller structure gets

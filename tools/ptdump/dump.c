@@ -6,16 +6,24 @@
 #include "format.h"
 #include "last_ip.h"
 #include "line.h"
+#include "timing.h"
 
 #include <inttypes.h>
+#include <string.h>
+
+/* Where packets come from: the packet decoder, or, when time is tracked
+ * (--time, --tcal), the time decoder, which adds the time to each. */
+struct ptdump_source {
+	struct pt_packet_decoder *packet;
+	struct ptd_time_decoder *time;
+};
 
 /* State carried from packet to packet; reset on resynchronization. */
 struct ptdump_tracking {
 	/* For --lastip. */
 	struct ptdump_last_ip last_ip;
-	/* Set between PSB and PSBEND.  Timing will need it: a TSC or CBR in
-	 * PSB+ calibrates differently from one outside. */
-	uint32_t in_header : 1;
+	/* For --time-delta. */
+	struct ptdump_timing timing;
 };
 
 /* Everything the loop works with. */
@@ -30,7 +38,7 @@ struct ptdump_context {
 static void ptdump_tracking_reset(struct ptdump_tracking *tracking)
 {
 	ptdump_last_ip_init(&tracking->last_ip);
-	tracking->in_header = 0;
+	ptdump_timing_reset(&tracking->timing);
 }
 
 /* Fill the tracking column of an IP packet with the last IP. */
@@ -80,11 +88,13 @@ static int ptdump_hidden(const struct pt_packet *packet,
 	}
 }
 
-/* Track and print the packet @packet, decoded from the @consumed bytes at
- * @offset. */
+/* Track and print the packet @tpacket, decoded from the @consumed bytes at
+ * @offset; its time is valid when time is tracked. */
 static int ptdump_packet(struct ptdump_context *ctx, uint64_t offset,
-                         uint64_t consumed, const struct pt_packet *packet)
+                         uint64_t consumed,
+                         const struct ptd_time_packet *tpacket)
 {
+	const struct pt_packet *packet = &tpacket->packet;
 	const struct ptdump_options *options = ctx->options;
 	struct ptdump_tracking *tracking = &ctx->tracking;
 	struct ptdump_line line;
@@ -109,12 +119,6 @@ static int ptdump_packet(struct ptdump_context *ctx, uint64_t offset,
 		return err;
 
 	switch (packet->type) {
-	case ppt_psb:
-		tracking->in_header = 1;
-		break;
-	case ppt_psbend:
-		tracking->in_header = 0;
-		break;
 	case ppt_fup:
 	case ppt_tip:
 	case ppt_tip_pge:
@@ -128,31 +132,69 @@ static int ptdump_packet(struct ptdump_context *ctx, uint64_t offset,
 		break;
 	}
 
-	/* Timing (--time, --tcal) goes here once it is implemented: it
-	 * updates the time from TSC, TMA, MTC, CYC and CBR packets and puts
-	 * "tsc <value>" or "fcr <value>" into the tracking column. */
+	if (options->show_time || options->show_tcal)
+		ptdump_timing_track(&line, &tracking->timing, tpacket, options,
+		                    offset, ctx->out);
 
 	line.skip = ptdump_hidden(packet, options) || options->quiet;
 	ptdump_line_print(ctx->out, &line, options->show_offset);
 	return 0;
 }
 
+static int ptdump_get_offset(const struct ptdump_source *src, uint64_t *offset)
+{
+	if (src->time)
+		return ptd_time_get_offset(src->time, offset);
+	return pt_pkt_get_offset(src->packet, offset);
+}
+
+static int ptdump_get_sync_offset(const struct ptdump_source *src,
+                                  uint64_t *offset)
+{
+	if (src->time)
+		return ptd_time_get_sync_offset(src->time, offset);
+	return pt_pkt_get_sync_offset(src->packet, offset);
+}
+
+static int ptdump_sync_forward(struct ptdump_source *src)
+{
+	if (src->time)
+		return ptd_time_sync_forward(src->time);
+	return pt_pkt_sync_forward(src->packet);
+}
+
+static int ptdump_sync_set(struct ptdump_source *src, uint64_t offset)
+{
+	if (src->time)
+		return ptd_time_sync_set(src->time, offset);
+	return pt_pkt_sync_set(src->packet, offset);
+}
+
+static int ptdump_next(struct ptdump_source *src,
+                       struct ptd_time_packet *packet)
+{
+	if (src->time)
+		return ptd_time_next(src->time, packet, sizeof(*packet));
+	return pt_pkt_next(src->packet, &packet->packet,
+	                   sizeof(packet->packet));
+}
+
 /* Dump packets until the end of the trace (returns 0) or an error (returns
  * it, after reporting it). */
-static int ptdump_packets(struct ptdump_context *ctx,
-                          struct pt_packet_decoder *decoder)
+static int ptdump_packets(struct ptdump_context *ctx, struct ptdump_source *src)
 {
 	for (;;) {
-		struct pt_packet packet;
+		struct ptd_time_packet packet;
 		uint64_t offset = 0, next = 0;
 		int size, err;
 
-		err = pt_pkt_get_offset(decoder, &offset);
+		err = ptdump_get_offset(src, &offset);
 		if (err < 0)
 			return ptdump_diag(ctx->out, offset,
 			                   "error getting offset", err);
 
-		size = pt_pkt_next(decoder, &packet, sizeof(packet));
+		memset(&packet, 0, sizeof(packet));
+		size = ptdump_next(src, &packet);
 		if (size < 0) {
 			if (size == -pte_eos)
 				return 0;
@@ -167,7 +209,7 @@ static int ptdump_packets(struct ptdump_context *ctx,
 		 * before the OVF it reports; the OVF is then listed at the
 		 * CYC's offset, as libipt's ptdump does, and --raw shows all
 		 * the bytes consumed. */
-		err = pt_pkt_get_offset(decoder, &next);
+		err = ptdump_get_offset(src, &next);
 		if (err < 0)
 			return ptdump_diag(ctx->out, offset,
 			                   "error getting offset", err);
@@ -180,11 +222,42 @@ static int ptdump_packets(struct ptdump_context *ctx,
 	}
 }
 
+/* Allocate the packet source the options call for. */
+static int ptdump_source_alloc(struct ptdump_source *src,
+                               const struct pt_config *config,
+                               const struct ptdump_options *options)
+{
+	memset(src, 0, sizeof(*src));
+	if (options->show_time || options->show_tcal) {
+		struct ptd_time_config tconfig;
+
+		ptdump_timing_config(&tconfig, options);
+		src->time = ptd_time_alloc_decoder(config, &tconfig);
+		return src->time ? 0 : -pte_nomem;
+	}
+	src->packet = pt_pkt_alloc_decoder(config);
+	return src->packet ? 0 : -pte_nomem;
+}
+
+static void ptdump_source_free(struct ptdump_source *src,
+                               struct ptdump_stats *stats)
+{
+	if (src->time) {
+		struct ptd_time_status status;
+
+		if (ptd_time_get_status(src->time, &status, sizeof(status)) ==
+		    0)
+			stats->time_diag = status.diag;
+	}
+	ptd_time_free_decoder(src->time);
+	pt_pkt_free_decoder(src->packet);
+}
+
 int ptdump_dump(const struct pt_config *config,
                 const struct ptdump_options *options, FILE *out,
                 struct ptdump_stats *stats)
 {
-	struct pt_packet_decoder *decoder;
+	struct ptdump_source src;
 	struct ptdump_context ctx;
 	uint64_t sync = 0;
 	int err;
@@ -195,21 +268,21 @@ int ptdump_dump(const struct pt_config *config,
 	ctx.stats = stats;
 	stats->packets = 0;
 	stats->errors = 0;
+	stats->time_diag = 0;
 	ptdump_tracking_reset(&ctx.tracking);
 
-	decoder = pt_pkt_alloc_decoder(config);
-	if (!decoder)
+	if (ptdump_source_alloc(&src, config, options) < 0)
 		return ptdump_diag(out, 0, "failed to allocate decoder",
 		                   -pte_nomem);
 
 	if (options->no_sync) {
-		err = pt_pkt_sync_set(decoder, 0);
+		err = ptdump_sync_set(&src, 0);
 		if (err < 0) {
 			ptdump_diag(out, 0, "sync error", err);
 			goto out;
 		}
 	} else {
-		err = pt_pkt_sync_forward(decoder);
+		err = ptdump_sync_forward(&src);
 		if (err < 0) {
 			/* No PSB at all: there is nothing to dump. */
 			if (err == -pte_eos)
@@ -220,7 +293,7 @@ int ptdump_dump(const struct pt_config *config,
 		}
 	}
 
-	err = pt_pkt_get_sync_offset(decoder, &sync);
+	err = ptdump_get_sync_offset(&src, &sync);
 	if (err < 0) {
 		ptdump_diag(out, 0, "sync error", err);
 		goto out;
@@ -229,17 +302,17 @@ int ptdump_dump(const struct pt_config *config,
 	for (;;) {
 		uint64_t resync = sync;
 
-		err = ptdump_packets(&ctx, decoder);
+		err = ptdump_packets(&ctx, &src);
 		if (!err)
 			break;
 
-		err = pt_pkt_sync_forward(decoder);
+		err = ptdump_sync_forward(&src);
 		if (err == -pte_eos) {
 			err = 0;
 			break;
 		}
 		if (err >= 0)
-			err = pt_pkt_get_sync_offset(decoder, &resync);
+			err = ptdump_get_sync_offset(&src, &resync);
 		/* Each resynchronization must move forward; anything else
 		 * would dump the same packets again and again. */
 		if (err >= 0 && resync <= sync)
@@ -253,6 +326,6 @@ int ptdump_dump(const struct pt_config *config,
 	}
 
 out:
-	pt_pkt_free_decoder(decoder);
+	ptdump_source_free(&src, stats);
 	return err;
 }

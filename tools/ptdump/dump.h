@@ -22,6 +22,9 @@ struct ptdump_stats {
 	/* Packets that could not be decoded or shown; ptdump reported each
 	 * and resynchronized. */
 	uint64_t errors;
+	/* With --time or --tcal: what the time decoder noticed about the
+	 * trace and its configuration (enum ptd_time_diag bits). */
+	uint32_t time_diag;
 };
 
 /* Dump the trace in [config->begin, config->end) to @out and count what it

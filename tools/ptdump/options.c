@@ -49,6 +49,20 @@ static const char *const ptdump_help_text[] = {
         "  --raw                     show the packet bytes in hex.",
         "  --lastip                  show the last IP on IP packets.",
         "  --exec-mode               show the execution mode on mode.exec.",
+        "  --time                    show the estimated TSC on timing packets.",
+        "  --tcal                    show the time calibration (TSC ticks per",
+        "                            core cycle) on timing packets.",
+        "  --time-delta              show time and calibration as the",
+        "                            difference to the previous value.",
+        "  --no-tcal                 do not calibrate (CYC packets then give",
+        "                            no time unless ptdecode's estimator can",
+        "                            interpolate them).",
+        "  --no-wall-clock           print relative time instead of an error",
+        "                            while there was no TSC packet.",
+        "  --keep-tcal-on-ovf        keep the calibration over an overflow.",
+        "  --time-libipt             estimate time as libipt does (default:",
+        "                            ptdecode's monotonic, interpolating",
+        "                            estimator; see docs/time.md).",
         "  --cpu none|f/m[/s]        the processor (family/model[/stepping])",
         "                            whose errata to work around; none: no",
         "                            errata (the default).",
@@ -60,10 +74,6 @@ static const char *const ptdump_help_text[] = {
         "  <ptfile>[:<from>[-<to>]]  the raw trace; with a range, only the",
         "                            bytes from offset <from> up to, but not",
         "                            including, offset <to>.",
-        "",
-        "not supported yet (accepted, but ptdump stops with an error):",
-        "  --time, --tcal, --time-delta, --no-tcal, --no-wall-clock,",
-        "  --keep-tcal-on-ovf",
         "",
         "Numbers are decimal, hexadecimal with 0x, or octal with a leading 0.",
         "See docs/ptdump.md for the output format.",
@@ -147,24 +157,6 @@ static int ptdump_option_cpu(struct pt_cpu *cpu, int *idx, int argc,
 	return 0;
 }
 
-/* The timing options that are accepted but not implemented yet. */
-static const char *ptdump_unsupported_timing(const struct ptdump_options *o)
-{
-	if (o->show_time)
-		return "--time";
-	if (o->show_tcal)
-		return "--tcal";
-	if (o->show_time_as_delta)
-		return "--time-delta";
-	if (o->no_tcal)
-		return "--no-tcal";
-	if (o->no_wall_clock)
-		return "--no-wall-clock";
-	if (o->keep_tcal_on_ovf)
-		return "--keep-tcal-on-ovf";
-	return NULL;
-}
-
 /* Set the flag for a simple (value-less) option.  Returns 1 if @arg is one,
  * 0 if not. */
 static int ptdump_option_flag(struct ptdump_options *o, const char *arg)
@@ -199,6 +191,8 @@ static int ptdump_option_flag(struct ptdump_options *o, const char *arg)
 		o->no_wall_clock = 1;
 	else if (strcmp(arg, "--keep-tcal-on-ovf") == 0)
 		o->keep_tcal_on_ovf = 1;
+	else if (strcmp(arg, "--time-libipt") == 0)
+		o->time_libipt = 1;
 	else
 		return 0;
 	return 1;
@@ -208,7 +202,6 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
                                            char *argv[], const char *prog,
                                            FILE *out, FILE *err)
 {
-	const char *timing;
 	int idx;
 
 	memset(args, 0, sizeof(*args));
@@ -289,16 +282,6 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 			        prog, arg);
 			return ptdump_parse_error;
 		}
-	}
-
-	timing = ptdump_unsupported_timing(&args->options);
-	if (timing) {
-		fprintf(err,
-		        "%s: %s: not supported yet; timing (--time, --tcal, "
-		        "--time-delta, --no-tcal, --no-wall-clock, "
-		        "--keep-tcal-on-ovf) comes in a later release.\n",
-		        prog, timing);
-		return ptdump_parse_error;
 	}
 
 	if (!args->trace_arg) {

@@ -34,8 +34,7 @@ struct ptdump_options {
 	/* --no-cyc: hide CYC packets (and, with timing, ignore them). */
 	uint32_t no_cyc : 1;
 
-	/* Timing options.  They are parsed and remembered, but timing is not
-	 * implemented yet: ptdump_parse_args() rejects them after parsing. */
+	/* Timing options. */
 	/* --time: show the estimated TSC on timing packets. */
 	uint32_t show_time : 1;
 	/* --tcal: show the time calibration. */
@@ -48,6 +47,8 @@ struct ptdump_options {
 	uint32_t no_wall_clock : 1;
 	/* --keep-tcal-on-ovf: keep the calibration over an OVF. */
 	uint32_t keep_tcal_on_ovf : 1;
+	/* --time-libipt: libipt's estimator instead of ptdecode's. */
+	uint32_t time_libipt : 1;
 };
 
 /* Everything the command line says. */

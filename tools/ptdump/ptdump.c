@@ -11,6 +11,7 @@
  *	format.c	packet -> opcode and payload columns
  *	last_ip.c	last-IP tracking for --lastip
  *	line.c		column layout of a listing line
+ *	timing.c	the time column for --time and --tcal
  *	diag.c		"[offset: what: error]" diagnostic lines
  *
  * Exit status: 0 on success (decode errors that ptdump recovered from by
@@ -20,6 +21,7 @@
 #include "dump.h"
 #include "input.h"
 #include "options.h"
+#include "timing.h"
 
 #include "ptdecode/ptdecode.h"
 
@@ -100,6 +102,7 @@ int main(int argc, char *argv[])
 	}
 
 	ptdump_trace_fini(&trace);
+	ptdump_timing_summary(stats.time_diag, prog, stderr);
 
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: error writing the listing.\n", prog);

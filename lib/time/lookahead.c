@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The accurate estimator's look-ahead.
+ *
+ * At the first CYC after a wall-clock reference A, the estimator wants to
+ * know where the next reference B lies: its time and the core cycles the
+ * CYC packets count up to it.  The CYC progress between A and B can then be
+ * rescaled to land exactly on B (see time.c).  This scan decodes the
+ * packets after the current one, on a copy of the wall-clock state, until
+ * the first MTC or TSC that sets a time.  Every packet is scanned at most
+ * once more this way (once per segment between references). */
+#include "time.h"
+
+#include <string.h>
+
+/* A CYC met during the scan. */
+static void ptd_scan_cyc(struct ptd_time_scan *scan, uint64_t cycles)
+{
+	scan->cycles = (scan->cycles > UINT64_MAX - cycles)
+	                       ? UINT64_MAX
+	                       : scan->cycles + cycles;
+	ptd_wcyc_add(&scan->wcyc, cycles, UINT64_MAX);
+}
+
+/* An MTC met during the scan.  Returns 1 if it ends the scan. */
+static int ptd_scan_mtc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
+                        uint8_t payload, uint64_t elapsed,
+                        struct ptd_time_scan *scan)
+{
+	struct ptd_mtc_step step;
+	int status;
+
+	status = ptd_wall_mtc(wall, cfg, payload, elapsed, &step);
+	switch (status) {
+	case 0:
+		scan->have_end = 1;
+		scan->end_time = step.time;
+		scan->periods = step.periods;
+		return 1;
+
+	case 1:
+		/* Only the CTC phase: no time ahead we could use. */
+		return 1;
+
+	case 2:
+		ptd_wall_apply_mtc(wall, cfg, payload, status, &step, 0);
+		return 0;
+
+	default:
+		/* Not usable (no CPUID 0x15 ratio): look further. */
+		return 0;
+	}
+}
+
+int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
+                       const struct ptd_time_cfg *cfg,
+                       const struct ptd_time_from *from,
+                       struct ptd_time_scan *scan)
+{
+	struct ptd_pkt_state state;
+	struct ptd_wall w;
+	const uint8_t *pos;
+	int after_cyc, in_psb;
+
+	if (!ahead || !cfg || !cfg->config || !from || !from->wall || !scan)
+		return -pte_internal;
+
+	memset(scan, 0, sizeof(*scan));
+	scan->cycles = from->cycles;
+	scan->wcyc = from->wcyc;
+	scan->unknown_weight = ptd_cbr_weight(0);
+	if (from->have_cyc)
+		ptd_scan_cyc(scan, from->cyc);
+	if (!ahead->pos || !ahead->end)
+		return 0;
+
+	in_psb = from->in_psb;
+	w = *from->wall;
+	state = ahead->state;
+	after_cyc = 1;
+	for (pos = ahead->pos; pos < ahead->end;) {
+		struct pt_packet packet;
+		uint64_t elapsed;
+		int size;
+
+		size = ptd_pkt_decode(pos, ahead->end, cfg->config, &packet,
+		                      &state);
+		if (size <= 0)
+			return 0;
+		pos += size;
+
+		scan->end_after_cyc = after_cyc;
+		if (packet.type != ppt_pad)
+			after_cyc = (packet.type == ppt_cyc);
+
+		switch (packet.type) {
+		case ppt_cyc:
+			if (!cfg->opt.no_cyc)
+				ptd_scan_cyc(scan, packet.payload.cyc.value);
+			break;
+
+		case ppt_cbr:
+			/* Cycles before the first CBR ran at its ratio. */
+			if (!scan->wcyc.cbr && packet.payload.cbr.ratio)
+				scan->unknown_weight = ptd_cbr_weight(
+				        packet.payload.cbr.ratio);
+			ptd_wcyc_cbr(&scan->wcyc, packet.payload.cbr.ratio);
+			break;
+
+		case ppt_psb:
+			in_psb = 1;
+			scan->crosses_psb = 1;
+			break;
+
+		case ppt_psbend:
+			in_psb = 0;
+			break;
+
+		case ppt_ovf:
+			/* Packets were lost: what follows says nothing about
+			 * this segment. */
+			return 0;
+
+		case ppt_tsc:
+			scan->have_end = 1;
+			scan->end_is_tsc = 1;
+			scan->end_in_psb = in_psb ? 1 : 0;
+			scan->end_time = packet.payload.tsc.tsc;
+			return 0;
+
+		case ppt_tma: {
+			struct ptd_mtc_step step;
+
+			if (ptd_wall_tma(&w, cfg, &packet.payload.tma) < 0)
+				break;
+			if (ptd_wall_resolve_pending(&w, cfg, &step)) {
+				scan->have_end = 1;
+				scan->end_time = step.time;
+				scan->periods = step.periods;
+				return 0;
+			}
+			break;
+		}
+
+		case ppt_mtc:
+			elapsed = from->have_ratio
+			                  ? ptd_time_mulshr(scan->cycles,
+			                                    from->ratio,
+			                                    PTD_TCAL_SHIFT)
+			                  : 0;
+			if (ptd_scan_mtc(&w, cfg, packet.payload.mtc.ctc,
+			                 elapsed, scan))
+				return 0;
+			break;
+
+		default:
+			break;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The time engine: the interface of time.h and the accurate estimator.
+ *
+ * The accurate estimator splits the trace into segments between wall-clock
+ * references (TSC, MTC).  A reference's time is exact (wall.c).  The CYC
+ * packets of a segment are placed by a plan, worked out at the segment's
+ * first CYC with a look-ahead to the next reference (lookahead.c):
+ *
+ *   rescale  the next reference is an MTC (or a TSC that the cycles
+ *            account for): the time at a CYC is start + (end - start) *
+ *            cycles / total cycles, so the last CYC lands exactly on it;
+ *   clamp    the next reference is a TSC after a gap that the cycles do not
+ *            count (deep sleep, tracing off), or the segment crosses a PSB
+ *            under SKL168: start + cycles * ratio, never beyond the end;
+ *   open     no reference ahead: start + cycles * ratio;
+ *   backward after an OVF the start is unknown: end - remaining cycles *
+ *            ratio.
+ *
+ * Whatever the plan, the reported time never goes backwards: an estimate
+ * below the last reported time reports the last time again (and is counted
+ * in the status as a clamp when it is a reference). */
+#include "time.h"
+
+#include <string.h>
+
+int ptd_time_init(struct ptd_time *time, const struct pt_config *config,
+                  const struct ptd_time_config *tconfig)
+{
+	struct ptd_time_config opt;
+
+	if (!time || !config)
+		return -pte_invalid;
+
+	ptd_time_config_init(&opt);
+	if (tconfig) {
+		size_t size = tconfig->size;
+
+		if (size < offsetof(struct ptd_time_config, mode) +
+		                   sizeof(tconfig->mode))
+			return -pte_bad_config;
+		if (size > sizeof(opt))
+			size = sizeof(opt);
+		memcpy(&opt, tconfig, size);
+		opt.size = sizeof(opt);
+	}
+	if (opt.mode != ptd_time_mode_accurate &&
+	    opt.mode != ptd_time_mode_libipt)
+		return -pte_bad_config;
+	if (opt.tsc_host_time && !opt.tsc_multiplier && !opt.tsc_offset)
+		return -pte_bad_config;
+
+	memset(time, 0, sizeof(*time));
+	time->cfg.config = config;
+	time->cfg.eax = config->cpuid_0x15_eax;
+	time->cfg.ebx = config->cpuid_0x15_ebx;
+	time->cfg.mtc_freq = config->mtc_freq;
+	time->cfg.nom_freq = config->nom_freq;
+	time->cfg.skl168 = config->errata.skl168;
+	time->cfg.opt = opt;
+	ptd_time_reset(time);
+	return 0;
+}
+
+/* Start a new segment at reference time @start. */
+static void ptd_acc_segment(struct ptd_acc *acc, uint64_t start)
+{
+	acc->seg_start = start;
+	acc->seg_cycles = 0;
+	ptd_wcyc_restart(&acc->seg_wcyc);
+	acc->plan = ptd_seg_none;
+	acc->unknown_start = 0;
+}
+
+void ptd_time_reset(struct ptd_time *time)
+{
+	if (!time)
+		return;
+
+	time->tsc = 0;
+	time->lost_mtc = 0;
+	time->lost_cyc = 0;
+	time->cbr = 0;
+	time->have_tsc = 0;
+	time->have_cbr = 0;
+	time->in_psb = 0;
+	memset(&time->report, 0, sizeof(time->report));
+
+	if (time->cfg.opt.mode == ptd_time_mode_libipt) {
+		ptd_lib_init(&time->est.lib);
+		return;
+	}
+
+	memset(&time->est.acc, 0, sizeof(time->est.acc));
+	ptd_wall_init(&time->est.acc.wall);
+	ptd_tcal_init(&time->est.acc.tcal);
+	ptd_acc_segment(&time->est.acc, 0);
+}
+
+/* Report the estimate @t at the current packet, never going backwards.
+ * @ref: @t is a reference's exact time (a clamp is then worth noting). */
+static void ptd_time_report(struct ptd_time *time, uint64_t t, int ref)
+{
+	if (t >= time->tsc) {
+		time->tsc = t;
+		return;
+	}
+	if (ref) {
+		time->status.diag |= ptd_time_diag_clamped;
+		time->status.clamped++;
+	}
+}
+
+static void ptd_time_lost_mtc(struct ptd_time *time, uint64_t n)
+{
+	uint64_t sum = (uint64_t)time->lost_mtc + n;
+
+	time->lost_mtc = (sum > UINT32_MAX) ? UINT32_MAX : (uint32_t)sum;
+	time->status.lost_mtc += n;
+}
+
+static void ptd_time_lost_cyc(struct ptd_time *time)
+{
+	if (time->lost_cyc < UINT32_MAX)
+		time->lost_cyc++;
+	time->status.lost_cyc++;
+	time->report.cyc_lost = 1;
+	time->status.diag |= ptd_time_diag_uncalibrated;
+	if (time->est.acc.seen_cbr && !time->cfg.nom_freq)
+		time->status.diag |= ptd_time_diag_no_nom_freq;
+}
+
+/* The TSC ticks that @cycles take at the calibrated ratio. */
+static uint64_t ptd_acc_ticks(const struct ptd_acc *acc, uint64_t cycles)
+{
+	return ptd_time_mulshr(cycles, acc->tcal.ratio, PTD_TCAL_SHIFT);
+}
+
+/* A reference at @t ends the current segment and starts the next one.
+ * @mtc: it is an MTC (time runs on through it, so a CYC after it may still
+ * count cycles from before it). */
+static void ptd_acc_reference(struct ptd_time *time, uint64_t t, int mtc)
+{
+	struct ptd_acc *acc = &time->est.acc;
+
+	acc->pre_cycles = 0;
+	if (mtc && !acc->seg_cycles && acc->have_cyc && acc->tcal.have_ratio &&
+	    acc->tcal.ratio && t > acc->last_cyc_time) {
+		/* No CYC since the previous reference: the next CYC also
+		 * counts the cycles from the last CYC up to here. */
+		acc->pre_cycles = ptd_time_muldiv(t - acc->last_cyc_time,
+		                                  UINT64_C(1) << PTD_TCAL_SHIFT,
+		                                  acc->tcal.ratio);
+	}
+
+	ptd_time_report(time, t, 1);
+	ptd_acc_segment(acc, t);
+	time->lost_cyc = 0;
+}
+
+static void ptd_acc_tsc(struct ptd_time *time, const struct pt_packet_tsc *tsc)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	uint64_t t = tsc->tsc;
+	int first = !time->have_tsc;
+
+	ptd_wall_tsc(&acc->wall, t);
+	if (!time->cfg.opt.no_tcal)
+		ptd_tcal_tsc(&acc->tcal, t, time->in_psb);
+
+	/* The first TSC turns relative time into wall-clock time. */
+	if (first)
+		time->tsc = t;
+	ptd_acc_reference(time, t, 0);
+	time->have_tsc = 1;
+	time->lost_mtc = 0;
+	acc->check_mtc_freq = 0;
+}
+
+/* An MTC with a time at @step. */
+static void ptd_acc_mtc_time(struct ptd_time *time,
+                             const struct ptd_mtc_step *step)
+{
+	struct ptd_acc *acc = &time->est.acc;
+
+	if (step->periods > 1) {
+		ptd_time_lost_mtc(time, step->periods - 1);
+		time->status.diag |= ptd_time_diag_mtc_dropped;
+	}
+	if (!time->cfg.opt.no_tcal)
+		ptd_tcal_mtc(&acc->tcal, &time->cfg, step->time, step->periods);
+	ptd_acc_reference(time, step->time, 1);
+}
+
+/* Check the first MTC after a TMA against mtc_freq. */
+static void ptd_acc_check_mtc_freq(struct ptd_time *time, uint8_t payload)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	unsigned freq;
+
+	if (!acc->check_mtc_freq)
+		return;
+	acc->check_mtc_freq = 0;
+
+	if (ptd_wall_mtc_follows_tma(acc->tma_ctc, payload, time->cfg.mtc_freq))
+		return;
+
+	/* Dropped MTCs, or a wrong mtc_freq?  Another value that fits
+	 * exactly is the better explanation. */
+	for (freq = 0; freq <= 12; ++freq) {
+		if (freq == time->cfg.mtc_freq)
+			continue;
+		if (ptd_wall_mtc_follows_tma(acc->tma_ctc, payload, freq)) {
+			time->status.diag |= ptd_time_diag_bad_mtc_freq;
+			return;
+		}
+	}
+}
+
+static void ptd_acc_mtc(struct ptd_time *time, const struct pt_packet_mtc *mtc)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	struct ptd_mtc_step step;
+	uint64_t elapsed = 0;
+	int status;
+
+	if (!ptd_time_cfg_has_ctc(&time->cfg)) {
+		/* Without the CPUID 0x15 ratio (or with a bad mtc_freq), an
+		 * MTC cannot be converted: say so, and count it as lost. */
+		time->report.time_error = -pte_bad_config;
+		time->status.diag |= ptd_time_diag_no_cpuid_0x15;
+		ptd_time_lost_mtc(time, 1);
+		return;
+	}
+
+	ptd_acc_check_mtc_freq(time, mtc->ctc);
+
+	if (!acc->unknown_start && acc->tcal.have_ratio)
+		elapsed = ptd_acc_ticks(acc, acc->seg_cycles);
+
+	status = ptd_wall_mtc(&acc->wall, &time->cfg, mtc->ctc, elapsed, &step);
+	ptd_wall_apply_mtc(&acc->wall, &time->cfg, mtc->ctc, status, &step,
+	                   time->tsc);
+	switch (status) {
+	case 0:
+		ptd_acc_mtc_time(time, &step);
+		break;
+
+	case 1:
+		/* The first MTC without a TMA: it gives the CTC phase, and
+		 * the time goes on from where it is. */
+		if (!time->cfg.opt.no_tcal)
+			ptd_tcal_mtc(&acc->tcal, &time->cfg, time->tsc, 1);
+		ptd_acc_reference(time, time->tsc, 0);
+		break;
+
+	default:
+		/* Between a TSC and its TMA: kept until the TMA. */
+		break;
+	}
+}
+
+static void ptd_acc_tma(struct ptd_time *time, const struct pt_packet_tma *tma)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	struct ptd_mtc_step step;
+	int err;
+
+	err = ptd_wall_tma(&acc->wall, &time->cfg, tma);
+	if (err < 0) {
+		time->report.time_error = err;
+		time->status.diag |= ptd_time_diag_bad_tma;
+		return;
+	}
+
+	acc->check_mtc_freq = 1;
+	acc->tma_ctc = tma->ctc;
+	if (ptd_wall_resolve_pending(&acc->wall, &time->cfg, &step)) {
+		acc->check_mtc_freq = 0;
+		ptd_acc_mtc_time(time, &step);
+	}
+}
+
+/* The estimate the plan gives after @cycles cycles of the segment; sets
+ * *@lost if it has none. */
+static uint64_t ptd_acc_place(const struct ptd_time *time, uint64_t cycles,
+                              int *lost)
+{
+	const struct ptd_acc *acc = &time->est.acc;
+	uint64_t t, span;
+
+	*lost = 0;
+	switch (acc->plan) {
+	case ptd_seg_rescale: {
+		uint64_t weight;
+
+		if (!acc->plan_weight || acc->plan_end <= acc->seg_start)
+			return acc->seg_start;
+		weight = ptd_wcyc_total(&acc->seg_wcyc,
+		                        acc->plan_unknown_weight);
+		if (weight > acc->plan_weight)
+			weight = acc->plan_weight;
+		span = acc->plan_end - acc->seg_start;
+		return acc->seg_start +
+		       ptd_time_muldiv(span, weight, acc->plan_weight);
+	}
+
+	case ptd_seg_clamp:
+		/* The CYC sent with the reference is at its time. */
+		if (acc->plan_end_after_cyc && cycles >= acc->plan_cycles)
+			return acc->plan_end;
+		t = acc->seg_start + ptd_acc_ticks(acc, cycles);
+		return (t > acc->plan_end) ? acc->plan_end : t;
+
+	case ptd_seg_backward:
+		if (cycles > acc->plan_cycles)
+			cycles = acc->plan_cycles;
+		span = ptd_acc_ticks(acc, acc->plan_cycles - cycles);
+		return (acc->plan_end > span) ? acc->plan_end - span : 0;
+
+	case ptd_seg_none:
+	case ptd_seg_open:
+	default:
+		if (!acc->tcal.have_ratio) {
+			*lost = 1;
+			return acc->seg_start;
+		}
+		t = acc->seg_start + ptd_acc_ticks(acc, cycles);
+		return (t < acc->seg_start) ? UINT64_MAX : t;
+	}
+}
+
+/* The cycles of the CYC spanning the segment's one frequency change that
+ * ran at the old ratio, worked out so that the segment ends at the right
+ * time: nom_freq / CBR is the exact TSC ticks per cycle.  Updates
+ * @acc->plan_weight; leaves @acc->plan_split at UINT64_MAX (half) if it
+ * cannot be worked out. */
+static void ptd_acc_solve_split(struct ptd_time *time,
+                                const struct ptd_time_scan *scan)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	const struct ptd_wcyc *w = &scan->wcyc;
+	uint64_t c, half, wf, wt, guess, rest, target, x;
+	int64_t num, den;
+
+	acc->plan_split = UINT64_MAX;
+	if (!w->have_span || w->changes != 1 || !time->cfg.nom_freq ||
+	    time->cfg.opt.tsc_multiplier || acc->plan_end <= acc->seg_start)
+		return;
+
+	c = w->span_cycles;
+	half = c / 2;
+	wf = ptd_cbr_weight(w->span_from);
+	wt = ptd_cbr_weight(w->span_to);
+	guess = half * wf + (c - half) * wt;
+	if (acc->plan_weight < guess || c > (UINT64_C(1) << 40))
+		return;
+	rest = acc->plan_weight - guess;
+	target = ptd_time_muldiv(acc->plan_end - acc->seg_start,
+	                         UINT64_C(1) << 20, time->cfg.nom_freq);
+	if (target > INT64_MAX / 2 || rest > INT64_MAX / 2)
+		return;
+
+	/* rest + x * wf + (c - x) * wt = target */
+	num = (int64_t)target - (int64_t)rest - (int64_t)(c * wt);
+	den = (int64_t)wf - (int64_t)wt;
+	if (!den)
+		return;
+	if ((num < 0) != (den < 0))
+		x = 0;
+	else {
+		x = (uint64_t)(num / den);
+		if (x > c)
+			x = c;
+	}
+	acc->plan_split = x;
+	acc->plan_weight = rest + x * wf + (c - x) * wt;
+}
+
+/* Work out how the current segment's CYCs map to time.  @cycles are those
+ * of the current CYC, not counted yet. */
+static void ptd_acc_plan(struct ptd_time *time,
+                         const struct ptd_time_ahead *ahead, uint64_t cycles)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	struct ptd_time_scan scan;
+	struct ptd_time_from from;
+	uint64_t span, predicted;
+
+	acc->plan = ptd_seg_open;
+	acc->plan_split = UINT64_MAX;
+	if (!ahead)
+		return;
+
+	memset(&from, 0, sizeof(from));
+	from.wall = &acc->wall;
+	from.cycles = acc->seg_cycles;
+	from.wcyc = acc->seg_wcyc;
+	from.cyc = cycles;
+	from.have_cyc = 1;
+	from.in_psb = time->in_psb;
+	from.have_ratio = acc->tcal.have_ratio;
+	from.ratio = acc->tcal.ratio;
+	if (ptd_time_lookahead(ahead, &time->cfg, &from, &scan) < 0)
+		return;
+	if (!scan.have_end)
+		return;
+
+	/* Before the first TSC, time is relative: a TSC ahead is no end
+	 * to rescale to. */
+	if (scan.end_is_tsc && !time->have_tsc)
+		return;
+
+	acc->plan_end = scan.end_time;
+	acc->plan_cycles = scan.cycles;
+	acc->plan_unknown_weight = scan.unknown_weight;
+	acc->plan_weight = ptd_wcyc_total(&scan.wcyc, scan.unknown_weight);
+	acc->plan_end_after_cyc = scan.end_after_cyc;
+
+	if (acc->unknown_start) {
+		if (acc->tcal.have_ratio)
+			acc->plan = ptd_seg_backward;
+		return;
+	}
+
+	/* A reference before the segment start: the configuration or the
+	 * trace is not consistent.  Hold the time until the reference. */
+	if (acc->plan_end < acc->seg_start)
+		acc->plan_end = acc->seg_start;
+
+	acc->plan = ptd_seg_rescale;
+	ptd_acc_solve_split(time, &scan);
+	if (!acc->tcal.have_ratio || !acc->plan_cycles)
+		return;
+
+	if (time->cfg.skl168 && scan.crosses_psb) {
+		acc->plan = ptd_seg_clamp;
+		return;
+	}
+	if (!scan.end_is_tsc && scan.periods == 1)
+		return;
+
+	/* More time than the cycles account for: a gap (deep sleep, tracing
+	 * off) before the reference.  Allow for some calibration error. */
+	span = acc->plan_end - acc->seg_start;
+	predicted = ptd_acc_ticks(acc, acc->plan_cycles);
+	if (span > predicted + predicted / 8 + 16)
+		acc->plan = ptd_seg_clamp;
+}
+
+static void ptd_acc_cyc(struct ptd_time *time, const struct pt_packet_cyc *cyc,
+                        const struct ptd_time_ahead *ahead)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	uint64_t cycles = cyc->value, t;
+	int lost;
+
+	/* Calibrate with the cycles as they are: the split below is an
+	 * estimate made with the ratio. */
+	if (!time->cfg.opt.no_tcal)
+		ptd_tcal_cyc(&acc->tcal, cycles);
+
+	/* The first CYC after MTCs without CYC also counts the cycles
+	 * before them; those do not belong to this segment. */
+	if (acc->pre_cycles) {
+		cycles = (cycles > acc->pre_cycles) ? cycles - acc->pre_cycles
+		                                    : 0;
+		acc->pre_cycles = 0;
+	}
+
+	if (acc->plan == ptd_seg_none)
+		ptd_acc_plan(time, ahead, cycles);
+
+	acc->have_cyc = 1;
+	acc->seg_cycles = (acc->seg_cycles > UINT64_MAX - cycles)
+	                          ? UINT64_MAX
+	                          : acc->seg_cycles + cycles;
+	ptd_wcyc_add(&acc->seg_wcyc, cycles, acc->plan_split);
+
+	t = ptd_acc_place(time, acc->seg_cycles, &lost);
+	if (lost) {
+		ptd_time_lost_cyc(time);
+		return;
+	}
+	acc->last_cyc_time = t;
+	ptd_time_report(time, t, 0);
+}
+
+static void ptd_acc_cbr(struct ptd_time *time, const struct pt_packet_cbr *cbr)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	int lost;
+
+	if (!cbr->ratio) {
+		time->report.time_error = -pte_bad_packet;
+		return;
+	}
+	time->cbr = cbr->ratio;
+	time->have_cbr = 1;
+	acc->seen_cbr = 1;
+	ptd_wcyc_cbr(&acc->seg_wcyc, cbr->ratio);
+
+	if (time->cfg.opt.no_tcal)
+		return;
+
+	/* Cycles so far ran at the old ratio: restart the segment's
+	 * ratio-based part here. */
+	if (acc->plan == ptd_seg_open || acc->plan == ptd_seg_clamp) {
+		uint64_t t = ptd_acc_place(time, acc->seg_cycles, &lost);
+
+		if (!lost) {
+			if (acc->plan == ptd_seg_clamp)
+				acc->plan_cycles =
+				        (acc->plan_cycles > acc->seg_cycles)
+				                ? acc->plan_cycles -
+				                          acc->seg_cycles
+				                : 0;
+			acc->seg_start = t;
+			acc->seg_cycles = 0;
+			ptd_wcyc_restart(&acc->seg_wcyc);
+		}
+	}
+	time->report.tcal_error =
+	        ptd_tcal_cbr(&acc->tcal, &time->cfg, cbr->ratio, time->in_psb);
+}
+
+static void ptd_acc_ovf(struct ptd_time *time)
+{
+	struct ptd_acc *acc = &time->est.acc;
+
+	if (time->cfg.opt.keep_tcal_on_ovf)
+		ptd_tcal_forget_refs(&acc->tcal);
+	else
+		ptd_tcal_init(&acc->tcal);
+
+	/* Packets were lost: the time since is unknown until the next
+	 * reference. */
+	ptd_acc_segment(acc, time->tsc);
+	acc->unknown_start = 1;
+	acc->pre_cycles = 0;
+	acc->check_mtc_freq = 0;
+}
+
+static void ptd_acc_update(struct ptd_time *time,
+                           const struct pt_packet *packet,
+                           const struct ptd_time_ahead *ahead)
+{
+	switch (packet->type) {
+	case ppt_psb:
+		ptd_tcal_psb(&time->est.acc.tcal, &time->cfg);
+		break;
+
+	case ppt_ovf:
+		ptd_acc_ovf(time);
+		break;
+
+	case ppt_tsc:
+		ptd_acc_tsc(time, &packet->payload.tsc);
+		break;
+
+	case ppt_tma:
+		ptd_acc_tma(time, &packet->payload.tma);
+		break;
+
+	case ppt_mtc:
+		ptd_acc_mtc(time, &packet->payload.mtc);
+		break;
+
+	case ppt_cyc:
+		if (!time->cfg.opt.no_cyc)
+			ptd_acc_cyc(time, &packet->payload.cyc, ahead);
+		break;
+
+	case ppt_cbr:
+		ptd_acc_cbr(time, &packet->payload.cbr);
+		break;
+
+	default:
+		break;
+	}
+}
+
+/* Take over libipt's state after an update and note what it tells. */
+static void ptd_lib_sync(struct ptd_time *time, const struct pt_packet *packet)
+{
+	const struct ptd_lib_time *lt = &time->est.lib.time;
+
+	time->tsc = lt->tsc;
+	time->lost_mtc = lt->lost_mtc;
+	time->lost_cyc = lt->lost_cyc;
+	time->cbr = lt->cbr;
+	time->have_tsc = lt->have_tsc;
+	time->have_cbr = lt->have_cbr;
+
+	switch (packet->type) {
+	case ppt_mtc:
+		if (time->report.time_error == -pte_bad_config)
+			time->status.diag |= ptd_time_diag_no_cpuid_0x15;
+		break;
+
+	case ppt_tma:
+		if (time->report.time_error == -pte_bad_context)
+			time->status.diag |= ptd_time_diag_bad_tma;
+		break;
+
+	case ppt_cyc:
+		if (time->report.cyc_lost) {
+			time->status.lost_cyc++;
+			time->status.diag |= ptd_time_diag_uncalibrated;
+			if (lt->have_cbr && !time->cfg.nom_freq)
+				time->status.diag |= ptd_time_diag_no_nom_freq;
+		}
+		break;
+
+	default:
+		break;
+	}
+}
+
+int ptd_time_update(struct ptd_time *time, const struct pt_packet *packet,
+                    const struct ptd_time_ahead *ahead)
+{
+	if (!time || !packet)
+		return -pte_invalid;
+
+	memset(&time->report, 0, sizeof(time->report));
+	if (packet->type == ppt_psb)
+		time->in_psb = 1;
+
+	if (time->cfg.opt.mode == ptd_time_mode_libipt) {
+		ptd_lib_update(&time->est.lib, &time->cfg, packet, time->in_psb,
+		               &time->report);
+		ptd_lib_sync(time, packet);
+	} else
+		ptd_acc_update(time, packet, ahead);
+
+	if (packet->type == ppt_psbend)
+		time->in_psb = 0;
+	return 0;
+}
+
+/* Convert @t from the trace's TSC domain to what the caller asked for. */
+static uint64_t ptd_time_output(const struct ptd_time *time, uint64_t t)
+{
+	const struct ptd_time_config *opt = &time->cfg.opt;
+	uint64_t mult;
+
+	if (!opt->tsc_host_time)
+		return t;
+
+	/* guest = ((host * mult) >> 48) + offset */
+	if (time->have_tsc)
+		t -= opt->tsc_offset;
+	mult = opt->tsc_multiplier ? opt->tsc_multiplier : UINT64_C(1) << 48;
+	return ptd_time_muldiv(t, UINT64_C(1) << 48, mult);
+}
+
+int ptd_time_get_tsc(const struct ptd_time *time, uint64_t *tsc,
+                     uint32_t *lost_mtc, uint32_t *lost_cyc)
+{
+	if (!time || !tsc)
+		return -pte_invalid;
+
+	*tsc = ptd_time_output(time, time->tsc);
+	if (lost_mtc)
+		*lost_mtc = time->lost_mtc;
+	if (lost_cyc)
+		*lost_cyc = time->lost_cyc;
+	return time->have_tsc ? 0 : -pte_no_time;
+}
+
+int ptd_time_get_cbr(const struct ptd_time *time, uint32_t *cbr)
+{
+	if (!time || !cbr)
+		return -pte_invalid;
+	if (!time->have_cbr)
+		return -pte_no_cbr;
+	*cbr = time->cbr;
+	return 0;
+}
+
+int ptd_time_get_fcr(const struct ptd_time *time, uint64_t *fcr)
+{
+	const struct ptd_tcal *tcal;
+
+	if (!time || !fcr)
+		return -pte_invalid;
+	if (time->cfg.opt.mode == ptd_time_mode_libipt)
+		return ptd_lib_fcr(&time->est.lib, fcr);
+
+	tcal = &time->est.acc.tcal;
+	if (!tcal->have_ratio)
+		return -pte_no_time;
+	*fcr = tcal->ratio >> (PTD_TCAL_SHIFT - PTD_FCR_SHIFT);
+	return 0;
+}

@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The time engine: TSC estimation from TSC, TMA, MTC, CYC and CBR packets.
+ *
+ * A struct ptd_time follows one packet stream, packet by packet
+ * (ptd_time_update()), and answers pt_qry_time()-style queries at any point
+ * (ptd_time_get_tsc(), ptd_time_get_cbr()).  Decoders own one each and
+ * forward to it; see docs/design-time.md and, for the rules, docs/time.md.
+ *
+ * Two estimators live behind the one interface:
+ *
+ *   accurate (time.c, wall.c, tcal.c, lookahead.c)  ptdecode's own: exact at
+ *       every MTC and TSC, CYC progress interpolated between them with the
+ *       help of a look-ahead in the trace, monotonic;
+ *   libipt (libipt_time.c)  libipt's online estimator, rule for rule.
+ *
+ * Units: all times are TSC ticks in the domain of the trace's TSC packets
+ * (the guest's TSC under VMX TSC scaling); ptd_time_get_tsc() converts to the
+ * host's TSC when ptd_time_config.tsc_host_time asks for it. */
+#ifndef PTD_TIME_INTERNAL_H
+#define PTD_TIME_INTERNAL_H
+
+#include "ptdecode/ptd_time.h"
+
+#include "packet/pkt_decode.h"
+
+#include <stdint.h>
+
+/* Core:TSC ratios of the accurate estimator: TSC ticks per core cycle as
+ * unsigned fixed point with this many fractional bits. */
+#define PTD_TCAL_SHIFT 32
+
+/* libipt's fixed-point ratio ("fcr") has 8 fractional bits. */
+#define PTD_FCR_SHIFT 8
+
+/* ----------------------------------------------------------------------- */
+/* Arithmetic helpers (tcal.c)                                              */
+/* ----------------------------------------------------------------------- */
+
+/* floor(@a * @b / @c) without intermediate overflow; saturates at
+ * UINT64_MAX.  @c must not be 0. */
+uint64_t ptd_time_muldiv(uint64_t a, uint64_t b, uint64_t c);
+
+/* floor(@a * @b / 2^@shift), saturating. */
+uint64_t ptd_time_mulshr(uint64_t a, uint64_t b, unsigned shift);
+
+/* ----------------------------------------------------------------------- */
+/* Configuration                                                             */
+/* ----------------------------------------------------------------------- */
+
+/* What the engine needs from struct pt_config and struct ptd_time_config. */
+struct ptd_time_cfg {
+	/* The decoder's configuration: trace bounds, decode callback and
+	 * errata, for the look-ahead.  Owned by the caller. */
+	const struct pt_config *config;
+
+	/* CPUID 0x15: TSC ticks per CTC tick are ebx / eax. */
+	uint32_t eax, ebx;
+	/* IA32_RTIT_CTL.MTCFreq and the nominal core:bus ratio. */
+	uint8_t mtc_freq, nom_freq;
+	/* Erratum SKL168 applies. */
+	uint32_t skl168 : 1;
+
+	/* The caller's options. */
+	struct ptd_time_config opt;
+};
+
+/* Whether crystal-clock values can be converted to TSC ticks. */
+static inline int ptd_time_cfg_has_ctc(const struct ptd_time_cfg *cfg)
+{
+	return cfg->eax && cfg->ebx && cfg->mtc_freq <= 15;
+}
+
+/* Convert a delta in host TSC ticks into the trace's TSC domain (VMX TSC
+ * scaling); the identity without a multiplier. */
+static inline uint64_t ptd_time_scale(const struct ptd_time_cfg *cfg,
+                                      uint64_t ticks)
+{
+	if (!cfg->opt.tsc_multiplier)
+		return ticks;
+	return ptd_time_mulshr(ticks, cfg->opt.tsc_multiplier, 48);
+}
+
+/* Convert @ctc crystal-clock ticks into TSC ticks of the trace's domain:
+ * scale(ctc * ebx / eax), converted in one go.  Requires
+ * ptd_time_cfg_has_ctc(). */
+static inline uint64_t ptd_time_ctc_ticks(const struct ptd_time_cfg *cfg,
+                                          uint64_t ctc)
+{
+	return ptd_time_scale(cfg, ptd_time_muldiv(ctc, cfg->ebx, cfg->eax));
+}
+
+/* ----------------------------------------------------------------------- */
+/* Wall-clock references: TSC, TMA, MTC (wall.c)                            */
+/* ----------------------------------------------------------------------- */
+
+/* What is known about wall-clock time from TSC, TMA and MTC packets. */
+struct ptd_wall {
+	/* The time of the last reference (TSC or MTC). */
+	uint64_t time;
+
+	/* The time at the CTC anchor (TSC - FastCounter at a TMA, or the
+	 * first MTC without a TMA), and the CTC ticks from the anchor to the
+	 * last MTC. */
+	uint64_t anchor;
+	uint64_t ctc_ticks;
+
+	/* CTC bits [mtc_freq + 7 : 0] (at most 16 of them after a TMA, see
+	 * @partial) at the last MTC or TMA. */
+	uint32_t ctc;
+
+	/* A TSC packet was seen. */
+	uint32_t have_tsc : 1;
+	/* The TSC got its TMA (or we gave up waiting for it). */
+	uint32_t have_tma : 1;
+	/* The CTC phase is known: @ctc and @anchor are valid. */
+	uint32_t have_ctc : 1;
+	/* @ctc holds only the 16 bits of a TMA while an MTC carries more
+	 * (mtc_freq > 8): the next MTC is compared modulo 2^16. */
+	uint32_t partial : 1;
+	/* An MTC arrived between the TSC and its TMA; @pending_ctc is its
+	 * payload. */
+	uint32_t pending : 1;
+	uint8_t pending_ctc;
+};
+
+/* The outcome of an MTC for the wall clock (ptd_wall_mtc()). */
+struct ptd_mtc_step {
+	/* The MTC's time and the new CTC state. */
+	uint64_t time;
+	uint64_t ctc_ticks;
+	uint32_t ctc;
+	/* MTC periods since the previous MTC or TMA (1 when none was
+	 * dropped). */
+	uint64_t periods;
+};
+
+/* Reset @wall: no reference at all. */
+void ptd_wall_init(struct ptd_wall *wall);
+
+/* Apply a TSC packet of value @tsc (56 bits, the trace's domain). */
+void ptd_wall_tsc(struct ptd_wall *wall, uint64_t tsc);
+
+/* Apply a TMA packet.  Returns 0, or -pte_bad_context for a TMA without a
+ * TSC or a second TMA for one TSC (then @wall is unchanged). */
+int ptd_wall_tma(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
+                 const struct pt_packet_tma *tma);
+
+/* Work out what an MTC with CTC payload @payload means, without changing
+ * @wall.  @elapsed is an estimate of the TSC ticks since the last reference
+ * (from CYC packets), or 0 if there is none; it decides how many times the
+ * 8-bit payload wrapped when more than 255 MTCs in a row were dropped.
+ *
+ * Returns 0 with @step filled, 1 if the MTC only tells the CTC phase (the
+ * first MTC without a TMA: no time yet), 2 if it lies between a TSC and its
+ * TMA (kept by ptd_wall_apply_mtc() until the TMA), or -pte_bad_config
+ * without the CPUID 0x15 ratio or with mtc_freq above 15. */
+int ptd_wall_mtc(const struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
+                 uint8_t payload, uint64_t elapsed, struct ptd_mtc_step *step);
+
+/* Apply the MTC @payload to @wall as ptd_wall_mtc() worked it out (its
+ * return value @status and @step); @now is the current estimate, which
+ * becomes the anchor of a phase-only MTC. */
+void ptd_wall_apply_mtc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
+                        uint8_t payload, int status,
+                        const struct ptd_mtc_step *step, uint64_t now);
+
+/* After a TMA: settle an MTC that came between the TSC and the TMA.
+ * Returns 1 if it marks a crystal clock edge after the TSC (then it was
+ * applied and @step says where), 0 if there was none or it is older. */
+int ptd_wall_resolve_pending(struct ptd_wall *wall,
+                             const struct ptd_time_cfg *cfg,
+                             struct ptd_mtc_step *step);
+
+/* Whether the first MTC after a TMA with CTC @tma_ctc, @payload, fits
+ * mtc_freq @freq as the very next MTC. */
+int ptd_wall_mtc_follows_tma(uint16_t tma_ctc, uint8_t payload, unsigned freq);
+
+/* ----------------------------------------------------------------------- */
+/* Calibration of the accurate estimator (tcal.c)                           */
+/* ----------------------------------------------------------------------- */
+
+/* The core:TSC ratio and what it is computed from. */
+struct ptd_tcal {
+	/* TSC ticks per core cycle, PTD_TCAL_SHIFT fractional bits. */
+	uint64_t ratio;
+
+	/* The time of the last MTC and the cycles counted since. */
+	uint64_t mtc_time;
+	uint64_t mtc_cyc;
+
+	/* The last TSC (in PSB+, or outside it) and the cycles since. */
+	uint64_t tsc_time;
+	uint64_t tsc_cyc;
+
+	uint32_t have_ratio : 1;
+	uint32_t have_mtc : 1;
+	uint32_t have_tsc : 1;
+	/* An MTC calibrated; TSC-based calibration then stays off. */
+	uint32_t mtc_calibrated : 1;
+	/* SKL168: the next calibrating MTC follows a PSB. */
+	uint32_t check_skl168 : 1;
+};
+
+/* Forget everything. */
+void ptd_tcal_init(struct ptd_tcal *tcal);
+
+/* Forget the references but keep the ratio (OVF with keep_tcal_on_ovf). */
+void ptd_tcal_forget_refs(struct ptd_tcal *tcal);
+
+/* Count @cycles core cycles. */
+void ptd_tcal_cyc(struct ptd_tcal *tcal, uint64_t cycles);
+
+/* A PSB (for SKL168). */
+void ptd_tcal_psb(struct ptd_tcal *tcal, const struct ptd_time_cfg *cfg);
+
+/* An MTC at @time, @periods MTC periods after the previous one. */
+void ptd_tcal_mtc(struct ptd_tcal *tcal, const struct ptd_time_cfg *cfg,
+                  uint64_t time, uint64_t periods);
+
+/* A TSC at @time; @in_psb: inside PSB+ (only those calibrate; one outside
+ * follows a gap, so it also ends the MTC-based calibration period). */
+void ptd_tcal_tsc(struct ptd_tcal *tcal, uint64_t time, int in_psb);
+
+/* A CBR of @ratio; @in_psb: inside PSB+ (outside, the frequency changed and
+ * the references are dropped).  Returns 0 or -pte_bad_packet for ratio 0. */
+int ptd_tcal_cbr(struct ptd_tcal *tcal, const struct ptd_time_cfg *cfg,
+                 uint8_t ratio, int in_psb);
+
+/* ----------------------------------------------------------------------- */
+/* Cycles weighted by frequency (tcal.c)                                     */
+/* ----------------------------------------------------------------------- */
+
+/* Core cycles weighted by the time one takes at the core:bus ratio of the
+ * moment (1 / CBR), so that rescaling follows frequency changes inside a
+ * segment.  Cycles counted while no CBR is known are kept apart and get the
+ * weight of the first CBR that follows.  The first CYC after a CBR that
+ * changed the ratio spans the change: some of its cycles ran at the old
+ * ratio; how many is worked out from the segment's end time if it is the
+ * segment's only change (see ptd_acc_plan()), half of them otherwise. */
+struct ptd_wcyc {
+	uint64_t weight;  /* sum of cycles * ptd_cbr_weight(cbr) */
+	uint64_t unknown; /* cycles without a known CBR */
+	uint8_t cbr;      /* the current core:bus ratio (0: unknown) */
+	uint8_t span_old; /* the next CYC spans a change from this ratio */
+	uint32_t changes; /* ratio changes since the restart */
+
+	/* The CYC spanning the first change: its cycles and ratios. */
+	uint32_t have_span : 1;
+	uint8_t span_from, span_to;
+	uint64_t span_cycles;
+};
+
+/* The weight of one cycle at core:bus ratio @cbr (0: unknown). */
+static inline uint64_t ptd_cbr_weight(uint8_t cbr)
+{
+	return cbr ? (UINT64_C(1) << 20) / cbr : UINT64_C(1) << 20;
+}
+
+/* Start counting anew; the current ratio stays. */
+void ptd_wcyc_restart(struct ptd_wcyc *wcyc);
+
+/* A CBR packet with ratio @cbr. */
+void ptd_wcyc_cbr(struct ptd_wcyc *wcyc, uint8_t cbr);
+
+/* Add the @cycles of a CYC.  @split is how many cycles of a CYC spanning
+ * the first change ran at the old ratio (UINT64_MAX: not known, half). */
+void ptd_wcyc_add(struct ptd_wcyc *wcyc, uint64_t cycles, uint64_t split);
+
+/* The total weight, with @unknown_weight for cycles without a CBR. */
+uint64_t ptd_wcyc_total(const struct ptd_wcyc *wcyc, uint64_t unknown_weight);
+
+/* ----------------------------------------------------------------------- */
+/* Look-ahead (lookahead.c)                                                  */
+/* ----------------------------------------------------------------------- */
+
+/* Where the trace continues after the current packet. */
+struct ptd_time_ahead {
+	const uint8_t *pos;
+	const uint8_t *end;
+	struct ptd_pkt_state state;
+};
+
+/* What lies ahead up to the next wall-clock reference. */
+struct ptd_time_scan {
+	/* The reference's time (valid with @have_end). */
+	uint64_t end_time;
+	/* Core cycles of the CYC packets before it, and their weights. */
+	uint64_t cycles;
+	struct ptd_wcyc wcyc;
+	/* The weight of cycles counted before the first CBR. */
+	uint64_t unknown_weight;
+	/* MTC periods to the reference (MTC only). */
+	uint64_t periods;
+	/* A reference was found. */
+	uint32_t have_end : 1;
+	/* It is a TSC packet; it lies inside PSB+. */
+	uint32_t end_is_tsc : 1;
+	uint32_t end_in_psb : 1;
+	/* A PSB lies on the way. */
+	uint32_t crosses_psb : 1;
+	/* The reference directly follows a CYC (PADs aside): that CYC was
+	 * sent with it, at its time. */
+	uint32_t end_after_cyc : 1;
+};
+
+/* Where a look-ahead starts: the engine's state after the current packet. */
+struct ptd_time_from {
+	/* The wall clock. */
+	const struct ptd_wall *wall;
+	/* The cycles of the segment so far, plain and weighted. */
+	uint64_t cycles;
+	struct ptd_wcyc wcyc;
+	/* The current CYC, not counted yet (with @have_cyc). */
+	uint64_t cyc;
+	uint32_t have_cyc : 1;
+	/* Inside PSB+. */
+	uint32_t in_psb : 1;
+	/* The core:TSC ratio, if known. */
+	uint32_t have_ratio : 1;
+	uint64_t ratio;
+};
+
+/* Scan the packets at @ahead for the next reference, starting from @from.
+ * Stops at an MTC or TSC that sets a time, and gives up at an OVF, a decode
+ * error or the end.  Returns 0 (with or without a reference) or a negative
+ * error code for bad arguments. */
+int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
+                       const struct ptd_time_cfg *cfg,
+                       const struct ptd_time_from *from,
+                       struct ptd_time_scan *scan);
+
+/* ----------------------------------------------------------------------- */
+/* libipt's estimator (libipt_time.c)                                       */
+/* ----------------------------------------------------------------------- */
+
+/* libipt's time state. */
+struct ptd_lib_time {
+	uint64_t tsc;  /* the estimate */
+	uint64_t base; /* time at the last TSC/MTC, minus the TMA's FC */
+	uint64_t fc;   /* ticks since @base (TMA FC and CYC) */
+	uint32_t ctc;  /* the last CTC value */
+	uint32_t ctc_cyc;
+	uint32_t lost_mtc, lost_cyc;
+	uint8_t cbr;
+	uint32_t have_tsc : 1, have_cbr : 1, have_tma : 1, have_mtc : 1;
+};
+
+/* libipt's calibration state. */
+struct ptd_lib_tcal {
+	uint64_t fcr, min_fcr, max_fcr;
+	uint64_t tsc, cyc_tsc, cyc_mtc;
+	uint32_t ctc;
+	uint32_t lost_mtc;
+	uint32_t have_mtc : 1, check_skl168 : 1;
+};
+
+/* libipt's estimator with ptdump's way of driving it. */
+struct ptd_lib {
+	struct ptd_lib_time time;
+	struct ptd_lib_tcal tcal;
+};
+
+/* What went wrong at the last packet, as ptd_time_packet reports it. */
+struct ptd_time_report {
+	int tcal_error;
+	int time_error;
+	uint32_t cyc_lost : 1;
+};
+
+/* Reset both parts. */
+void ptd_lib_init(struct ptd_lib *lib);
+
+/* Apply @packet; @in_psb: it lies between PSB and PSBEND.  Sets
+ * @report's errors as libipt's ptdump would print them. */
+void ptd_lib_update(struct ptd_lib *lib, const struct ptd_time_cfg *cfg,
+                    const struct pt_packet *packet, int in_psb,
+                    struct ptd_time_report *report);
+
+/* libipt's fcr, or -pte_no_time while not calibrated. */
+int ptd_lib_fcr(const struct ptd_lib *lib, uint64_t *fcr);
+
+/* ----------------------------------------------------------------------- */
+/* The engine (time.c)                                                       */
+/* ----------------------------------------------------------------------- */
+
+/* How the CYC packets of the current segment map to time. */
+enum ptd_seg_plan {
+	/* Not worked out yet: the next CYC looks ahead. */
+	ptd_seg_none,
+	/* No reference ahead: start + cycles * ratio. */
+	ptd_seg_open,
+	/* Rescale the cycles so that they end exactly at the reference. */
+	ptd_seg_rescale,
+	/* start + cycles * ratio, but never beyond the reference (time
+	 * passed that CYC does not count, e.g. in a deep sleep). */
+	ptd_seg_clamp,
+	/* The start is unknown (after an OVF): count back from the
+	 * reference with the ratio. */
+	ptd_seg_backward
+};
+
+/* The accurate estimator's state. */
+struct ptd_acc {
+	struct ptd_wall wall;
+	struct ptd_tcal tcal;
+
+	/* The segment since the last reference: its start time, the cycles
+	 * counted in it, and how they map to time. */
+	uint64_t seg_start;
+	uint64_t seg_cycles;
+	enum ptd_seg_plan plan;
+	uint64_t plan_end;
+	uint64_t plan_cycles;
+	uint64_t plan_weight;
+	uint64_t plan_unknown_weight;
+	uint64_t plan_split;
+	/* The segment's cycles weighted by frequency. */
+	struct ptd_wcyc seg_wcyc;
+	/* The segment's last CYC comes with the reference. */
+	uint32_t plan_end_after_cyc : 1;
+
+	/* Cycles of the next CYC that belong before the segment start (the
+	 * CYC spans one or more MTCs). */
+	uint64_t pre_cycles;
+
+	/* The estimate at the last CYC, before clamping. */
+	uint64_t last_cyc_time;
+
+	/* The time since the last OVF is unknown until a reference. */
+	uint32_t unknown_start : 1;
+	/* A CYC was seen since the last reset. */
+	uint32_t have_cyc : 1;
+	/* A CBR was seen (for the nom_freq diagnostic). */
+	uint32_t seen_cbr : 1;
+	/* The last TMA's CTC, for the mtc_freq check at the next MTC. */
+	uint32_t check_mtc_freq : 1;
+	uint16_t tma_ctc;
+};
+
+/* One time engine. */
+struct ptd_time {
+	struct ptd_time_cfg cfg;
+
+	/* The estimate reported at the last packet (monotonic in accurate
+	 * mode), the lost counters and the last CBR. */
+	uint64_t tsc;
+	uint32_t lost_mtc, lost_cyc;
+	uint8_t cbr;
+	uint32_t have_tsc : 1;
+	uint32_t have_cbr : 1;
+	uint32_t in_psb : 1;
+
+	/* The last packet's problems. */
+	struct ptd_time_report report;
+
+	/* What was noticed since ptd_time_init(). */
+	struct ptd_time_status status;
+
+	union {
+		struct ptd_acc acc;
+		struct ptd_lib lib;
+	} est;
+};
+
+/* Initialize @time for @config (kept by reference: the caller keeps it
+ * alive) and @tconfig (copied; NULL for the defaults).  Returns 0,
+ * -pte_invalid for a NULL @time or @config, or -pte_bad_config for options
+ * that are not valid. */
+int ptd_time_init(struct ptd_time *time, const struct pt_config *config,
+                  const struct ptd_time_config *tconfig);
+
+/* Restart after synchronization: no time, no calibration, no CBR.  The
+ * status (time->status) is kept. */
+void ptd_time_reset(struct ptd_time *time);
+
+/* Apply @packet.  @ahead says where the trace goes on after it (the
+ * accurate estimator reads ahead from there); NULL if unknown, then CYC
+ * packets are placed with the calibrated ratio only.  Returns 0, or
+ * -pte_invalid for a NULL @time or @packet.  Problems with the time itself
+ * are not errors: see time->report and time->status. */
+int ptd_time_update(struct ptd_time *time, const struct pt_packet *packet,
+                    const struct ptd_time_ahead *ahead);
+
+/* pt_qry_time(): the estimate in @tsc (converted to host TSC with
+ * tsc_host_time), the lost counters in @lost_mtc and @lost_cyc if they are
+ * not NULL.  Returns 0, -pte_invalid if @time or @tsc is NULL, or
+ * -pte_no_time without a TSC since the last reset (@tsc is then the
+ * relative time, 0 before any timing packet). */
+int ptd_time_get_tsc(const struct ptd_time *time, uint64_t *tsc,
+                     uint32_t *lost_mtc, uint32_t *lost_cyc);
+
+/* pt_qry_core_bus_ratio(): returns 0, -pte_invalid for NULL arguments, or
+ * -pte_no_cbr without a CBR since the last reset. */
+int ptd_time_get_cbr(const struct ptd_time *time, uint32_t *cbr);
+
+/* The calibration in libipt's format (TSC ticks per cycle, 8 fractional
+ * bits).  Returns 0, -pte_invalid, or -pte_no_time while not calibrated. */
+int ptd_time_get_fcr(const struct ptd_time *time, uint64_t *fcr);
+
+#endif /* PTD_TIME_INTERNAL_H */
