@@ -52,6 +52,7 @@ struct acc_options {
 	int no_libipt;
 	int libipt_mode;
 	const char *dump; /* write every point's estimates here */
+	int dump_all;     /* ... and every other packet's */
 };
 
 /* One line of the table. */
@@ -88,7 +89,7 @@ static void acc_dump(struct acc_ctx *ctx, const struct ptsim_trace *t,
 		const struct ptsim_rec *r = &t->recs[i];
 		char a[32] = "-", b[32] = "-";
 
-		if (!ptsim_is_query_point(r))
+		if (!ctx->opt.dump_all && !ptsim_is_query_point(r))
 			continue;
 		if (ipt && ipt->tsc && ipt->have[i])
 			snprintf(a, sizeof(a), "0x%" PRIx64, ipt->tsc[i]);
@@ -133,6 +134,8 @@ static void acc_usage(FILE *out, const char *prog)
 	        "  --dump <file>     write the truth and both estimates at "
 	        "every\n"
 	        "                    query point to <file> (one line each).\n"
+	        "  --dump-all        dump every packet, not only the query\n"
+	        "                    points.\n"
 	        "\n"
 	        "The environment variable PTD_LIBIPT names another libipt "
 	        "to\n"
@@ -173,6 +176,8 @@ static int acc_parse_args(int argc, char **argv, struct acc_options *o)
 			o->libipt_mode = 1;
 		} else if (strcmp(arg, "--dump") == 0 && i + 1 < argc) {
 			o->dump = argv[++i];
+		} else if (strcmp(arg, "--dump-all") == 0) {
+			o->dump_all = 1;
 		} else if (strcmp(arg, "--no-libipt") == 0) {
 			o->no_libipt = 1;
 		} else if (arg[0] == '-') {

@@ -51,6 +51,7 @@ struct ptsim_gen {
 	uint64_t drop_left; /* MTCs still to drop in this burst */
 	uint64_t drop_run;  /* MTCs dropped in a row */
 	uint64_t next_freq_tau, next_sleep_tau;
+	uint64_t sleep_tau, wake_tau; /* the last deep sleep */
 
 	uint64_t psb_bytes;
 	int psb_due;
@@ -226,6 +227,10 @@ static int ptsim_emit_cyc(struct ptsim_gen *g, uint64_t tau, uint8_t flags)
 	pkt = ptsim_packet(ppt_cyc);
 	pkt.payload.cyc.value = delta;
 	g->cyc_last = cyc;
+	/* A CYC's time is the end of the last cycle it counts: at a wake-up
+	 * that is when the core went to sleep. */
+	if (tau == g->wake_tau && cyc == g->seg_cyc)
+		tau = g->sleep_tau;
 	return ptsim_emit(g, &pkt, tau, flags);
 }
 
@@ -365,6 +370,8 @@ static int ptsim_on_sleep(struct ptsim_gen *g, uint64_t tau)
 	uint64_t wake = tau + ticks * g->unit;
 
 	ptsim_segment(g, wake, ptsim_cycles(g, tau), g->cbr);
+	g->sleep_tau = tau;
+	g->wake_tau = wake;
 	g->tau = wake;
 	g->next_sleep_tau = ptsim_interval(g, g->p->sleep_interval);
 	if (g->next_freq_tau < wake)
