@@ -73,7 +73,6 @@ struct acc_ctx {
 	struct acc_options opt;
 	struct ptsim_libipt ipt;
 	int have_ipt;
-	int have_ptd;
 	FILE *dump;
 };
 
@@ -271,11 +270,9 @@ static int acc_evaluate(struct acc_ctx *ctx, const struct ptsim_trace *t,
 		row->points += (uint64_t)ptsim_is_query_point(&t->recs[i]);
 	if (ctx->have_ipt && acc_run_libipt(ctx, t, row, &ipt_est) < 0)
 		rc = -1;
-	if (rc == 0 && ctx->have_ptd &&
+	if (rc == 0 &&
 	    acc_run_ptd(ctx, t, row, ctx->have_ipt ? &ipt_est : NULL) < 0)
 		rc = -1;
-	if (rc == 0 && !ctx->have_ptd && ctx->dump)
-		acc_dump(ctx, t, ctx->have_ipt ? &ipt_est : NULL, NULL);
 	ptsim_estimates_fini(&ipt_est);
 	if (rc < 0)
 		fprintf(stderr, "ptsim-accuracy: out of memory\n");
@@ -349,25 +346,23 @@ static void acc_print(const struct acc_ctx *ctx, const struct acc_row *rows,
 		char ipt[96], ptd[96];
 
 		acc_cells(ipt, sizeof(ipt), &r->ipt, ctx->have_ipt);
-		acc_cells(ptd, sizeof(ptd), &r->ptd, ctx->have_ptd);
+		acc_cells(ptd, sizeof(ptd), &r->ptd, 1);
 		printf("| %s | %" PRIu64 " | %s | %s |\n", r->name, r->points,
 		       ipt, ptd);
 	}
 	printf("\n");
-	if (ctx->have_ptd) {
-		printf("ptdecode at every packet (PSB+, CYC, MTC, TSC, ... "
-		       "included):\n\n"
-		       "| scenario | packets | mean | max | back |\n"
-		       "|---|--:|--:|--:|--:|\n");
-		for (i = 0; i < n; ++i) {
-			char ptd[96];
+	printf("ptdecode at every packet (PSB+, CYC, MTC, TSC, ... "
+	       "included):\n\n"
+	       "| scenario | packets | mean | max | back |\n"
+	       "|---|--:|--:|--:|--:|\n");
+	for (i = 0; i < n; ++i) {
+		char ptd[96];
 
-			acc_cells(ptd, sizeof(ptd), &rows[i].ptd_all, 1);
-			printf("| %s | %" PRIu64 " | %s |\n", rows[i].name,
-			       rows[i].ptd_all.points, ptd);
-		}
-		printf("\n");
+		acc_cells(ptd, sizeof(ptd), &rows[i].ptd_all, 1);
+		printf("| %s | %" PRIu64 " | %s |\n", rows[i].name,
+		       rows[i].ptd_all.points, ptd);
 	}
+	printf("\n");
 	for (i = 0; i < n; ++i) {
 		const struct acc_row *r = &rows[i];
 
@@ -378,7 +373,7 @@ static void acc_print(const struct acc_ctx *ctx, const struct acc_row *rows,
 			       " ticks\n",
 			       r->name, r->ipt.backwards, r->ipt.back_at_mtc,
 			       r->ipt.max_back);
-		if (ctx->have_ptd && r->ptd_all.backwards)
+		if (r->ptd_all.backwards)
 			printf("- %s: ptdecode steps back %" PRIu64
 			       " times over all packets, by up to %" PRIu64
 			       " ticks\n",
@@ -398,9 +393,6 @@ static void acc_print(const struct acc_ctx *ctx, const struct acc_row *rows,
 			printf("- %s: %u self-check violations\n", r->name,
 			       r->truth_violations);
 	}
-	if (!ctx->have_ptd)
-		printf("- ptdecode: n/a, the library has no time decoder yet "
-		       "(stub)\n");
 }
 
 /* The checks of --check-truth and --check-target; returns the number of
@@ -434,7 +426,7 @@ static unsigned acc_checks(const struct acc_ctx *ctx,
 				bad += 1;
 			}
 		}
-		if (!ctx->opt.check_target || !ctx->have_ptd)
+		if (!ctx->opt.check_target)
 			continue;
 		if (r->ptd.failed || r->ptd.measured != r->ptd.points) {
 			fprintf(stderr,
@@ -485,7 +477,6 @@ int main(int argc, char **argv)
 		}
 		ctx.have_ipt = 1;
 	}
-	ctx.have_ptd = ptsim_ptd_available();
 
 	n = ctx.opt.ninputs ? ctx.opt.ninputs : ptsim_preset_count();
 	rows = calloc(n, sizeof(*rows));

@@ -8,11 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int ptsim_ptd_available(void)
-{
-	return 1;
-}
-
 int ptsim_ptd_estimate(const struct ptsim_trace *trace,
                        struct ptsim_estimates *est, int libipt_mode)
 {

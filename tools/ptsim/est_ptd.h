@@ -7,10 +7,6 @@
 #include "estimate.h"
 #include "sim.h"
 
-/* 1 if ptdecode's estimator is built in; 0 in the stub (est_ptd_stub.c),
- * which is used while the library has no time decoder. */
-int ptsim_ptd_available(void);
-
 /* Decode @trace with ptdecode's time decoder (ptd_time_next()), in
  * accurate mode or, with @libipt_mode, in libipt mode, configured from the
  * trace's .cfg values including VMX TSC scaling, and store the estimated
