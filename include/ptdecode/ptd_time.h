@@ -144,7 +144,13 @@ enum ptd_time_diag {
 	/** An MTC payload did not fit the CTC value expected from the
 	 * previous MTC or TMA (more than 256 periods, or a wrap that cannot
 	 * be); the MTC was not used. */
-	ptd_time_diag_bad_mtc = 1 << 7
+	ptd_time_diag_bad_mtc = 1 << 7,
+
+	/** Two TSC packets disagree with the MTCs between them: the CPUID
+	 * 0x15 ratio is wrong, or the trace comes from a guest with VMX TSC
+	 * scaling that tsc_multiplier does not give.  The accurate estimator
+	 * trusts the TSCs and corrects the MTC times between them. */
+	ptd_time_diag_ctc_ratio = 1 << 8
 };
 
 /** Return a static one-line description of the single bit @diag, or NULL

@@ -158,3 +158,85 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 	}
 	return 0;
 }
+
+int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
+                         const struct ptd_time_cfg *cfg,
+                         const struct ptd_wall *wall, uint64_t *actual,
+                         uint64_t *predicted)
+{
+	struct ptd_pkt_state state;
+	struct ptd_wall w;
+	const uint8_t *pos;
+	uint64_t tsc = 0, mtcs = 0;
+	int have_tsc = 0;
+
+	if (!ahead || !cfg || !cfg->config || !wall || !actual || !predicted)
+		return -pte_internal;
+	if (!ahead->pos || !ahead->end || !wall->have_tma || !wall->have_ctc ||
+	    !ptd_time_cfg_has_ctc(cfg))
+		return 0;
+
+	/* Follow the MTCs with the conversion as configured. */
+	w = *wall;
+	w.corr_num = 0;
+	w.corr_den = 0;
+	state = ahead->state;
+	for (pos = ahead->pos; pos < ahead->end;) {
+		struct pt_packet packet;
+		struct ptd_mtc_step step;
+		uint64_t ticks, anchor, fc;
+		int size, status;
+
+		size = ptd_pkt_decode(pos, ahead->end, cfg->config, &packet,
+		                      &state);
+		if (size <= 0)
+			return 0;
+		pos += size;
+
+		switch (packet.type) {
+		case ppt_ovf:
+			return 0;
+
+		case ppt_mtc:
+			if (have_tsc)
+				break;
+			status = ptd_wall_mtc(&w, cfg, packet.payload.mtc.ctc,
+			                      0, &step);
+			if (status != 0)
+				return 0;
+			ptd_wall_apply_mtc(&w, cfg, packet.payload.mtc.ctc,
+			                   status, &step, 0);
+			mtcs += step.periods;
+			break;
+
+		case ppt_tsc:
+			if (have_tsc)
+				return 0;
+			have_tsc = 1;
+			tsc = packet.payload.tsc.tsc;
+			break;
+
+		case ppt_tma:
+			if (!have_tsc)
+				break;
+			/* Enough MTC periods for a measurement that rounding
+			 * does not spoil. */
+			if (mtcs < 8)
+				return 0;
+			if (ptd_wall_ctc_at(&w, cfg, packet.payload.tma.ctc,
+			                    &ticks) < 0)
+				return 0;
+			fc = ptd_time_scale(cfg, packet.payload.tma.fc);
+			anchor = (tsc > fc) ? tsc - fc : 0;
+			if (anchor <= wall->anchor)
+				return 0;
+			*actual = anchor - wall->anchor;
+			*predicted = ptd_wall_ticks(&w, cfg, ticks);
+			return 1;
+
+		default:
+			break;
+		}
+	}
+	return 0;
+}

@@ -164,6 +164,9 @@ static void ptd_acc_tsc(struct ptd_time *time, const struct pt_packet_tsc *tsc)
 	int first = !time->have_tsc;
 
 	ptd_wall_tsc(&acc->wall, t);
+	/* References in relative time do not mix with wall-clock ones. */
+	if (first)
+		ptd_tcal_forget_refs(&acc->tcal);
 	if (!time->cfg.opt.no_tcal)
 		ptd_tcal_tsc(&acc->tcal, t, time->in_psb);
 
@@ -259,7 +262,39 @@ static void ptd_acc_mtc(struct ptd_time *time, const struct pt_packet_mtc *mtc)
 	}
 }
 
-static void ptd_acc_tma(struct ptd_time *time, const struct pt_packet_tma *tma)
+/* Check the CTC -> TSC conversion against the next TSC and TMA: if the MTCs
+ * up to them disagree with them, the configuration is wrong (CPUID 0x15, or
+ * VMX TSC scaling not configured); the TSCs are right by definition, so the
+ * MTC times are corrected to meet them. */
+static void ptd_acc_check_anchor(struct ptd_time *time,
+                                 const struct ptd_time_ahead *ahead)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	uint64_t actual, predicted, diff, period, limit;
+
+	if (!ahead || ptd_time_scan_anchor(ahead, &time->cfg, &acc->wall,
+	                                   &actual, &predicted) <= 0)
+		return;
+
+	/* Less time by the MTCs than by the TSCs is what a gap without MTCs
+	 * looks like (deep sleep, more than a wrap of MTCs lost): only more
+	 * time shows a wrong conversion. */
+	diff = (predicted > actual) ? predicted - actual : 0;
+	period = ptd_time_ctc_ticks(&time->cfg, UINT64_C(1)
+	                                                << time->cfg.mtc_freq);
+	limit = (predicted >> 10 > 2 * period) ? predicted >> 10 : 2 * period;
+	if (diff <= limit || !predicted) {
+		acc->wall.corr_num = 0;
+		acc->wall.corr_den = 0;
+		return;
+	}
+	acc->wall.corr_num = actual;
+	acc->wall.corr_den = predicted;
+	time->status.diag |= ptd_time_diag_ctc_ratio;
+}
+
+static void ptd_acc_tma(struct ptd_time *time, const struct pt_packet_tma *tma,
+                        const struct ptd_time_ahead *ahead)
 {
 	struct ptd_acc *acc = &time->est.acc;
 	struct ptd_mtc_step step;
@@ -271,6 +306,7 @@ static void ptd_acc_tma(struct ptd_time *time, const struct pt_packet_tma *tma)
 		time->status.diag |= ptd_time_diag_bad_tma;
 		return;
 	}
+	ptd_acc_check_anchor(time, ahead);
 
 	acc->check_mtc_freq = 1;
 	acc->tma_ctc = tma->ctc;
@@ -558,7 +594,7 @@ static void ptd_acc_update(struct ptd_time *time,
 		break;
 
 	case ppt_tma:
-		ptd_acc_tma(time, &packet->payload.tma);
+		ptd_acc_tma(time, &packet->payload.tma, ahead);
 		break;
 
 	case ppt_mtc:

@@ -108,6 +108,11 @@ struct ptd_wall {
 	 * @partial) at the last MTC or TMA. */
 	uint32_t ctc;
 
+	/* A correction of the CTC -> TSC conversion measured from two TSCs
+	 * and the MTCs between them: times from the anchor are multiplied by
+	 * @corr_num / @corr_den (none while @corr_den is 0). */
+	uint64_t corr_num, corr_den;
+
 	/* A TSC packet was seen. */
 	uint32_t have_tsc : 1;
 	/* The TSC got its TMA (or we gave up waiting for it). */
@@ -170,6 +175,18 @@ void ptd_wall_apply_mtc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
 int ptd_wall_resolve_pending(struct ptd_wall *wall,
                              const struct ptd_time_cfg *cfg,
                              struct ptd_mtc_step *step);
+
+/* The TSC ticks @ctc_ticks CTC ticks after @wall's anchor take, with the
+ * measured correction. */
+uint64_t ptd_wall_ticks(const struct ptd_wall *wall,
+                        const struct ptd_time_cfg *cfg, uint64_t ctc_ticks);
+
+/* The CTC ticks from @wall's anchor to a TMA with CTC @tma_ctc that follows
+ * its last MTC (or TMA) within half a wrap, either way.  Returns 0 with
+ * @ticks set, or -pte_bad_context if the CTC phase is not known or the TMA
+ * lies before the anchor. */
+int ptd_wall_ctc_at(const struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
+                    uint16_t tma_ctc, uint64_t *ticks);
 
 /* Whether the first MTC after a TMA with CTC @tma_ctc, @payload, fits
  * mtc_freq @freq as the very next MTC. */
@@ -302,6 +319,17 @@ struct ptd_time_scan {
 	 * sent with it, at its time. */
 	uint32_t end_after_cyc : 1;
 };
+
+/* Measure the CTC -> TSC conversion between the TSC and TMA that set
+ * @wall's anchor and the next TSC and TMA ahead: the TSC ticks between the
+ * two anchors in @actual, what the MTCs between them make of it in
+ * @predicted.  Returns 1 if measured, 0 if not (no second TSC and TMA, an
+ * OVF or decode error on the way, too few MTCs), or a negative error code
+ * for bad arguments. */
+int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
+                         const struct ptd_time_cfg *cfg,
+                         const struct ptd_wall *wall, uint64_t *actual,
+                         uint64_t *predicted);
 
 /* Where a look-ahead starts: the engine's state after the current packet. */
 struct ptd_time_from {

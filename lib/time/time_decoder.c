@@ -192,6 +192,11 @@ const char *ptd_time_diag_str(enum ptd_time_diag diag)
 	case ptd_time_diag_bad_mtc:
 		return "an MTC payload did not fit the expected CTC value and "
 		       "was not used";
+	case ptd_time_diag_ctc_ratio:
+		return "TSC packets disagree with the MTCs between them: the "
+		       "CPUID 0x15 ratio (cpuid_0x15_eax, cpuid_0x15_ebx) is "
+		       "wrong, or the trace is from a guest with VMX TSC "
+		       "scaling; MTC times were corrected to match the TSCs";
 	}
 	return NULL;
 }

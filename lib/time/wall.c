@@ -76,9 +76,45 @@ static uint64_t ptd_wall_ticks_to_ctc(const struct ptd_time_cfg *cfg,
 	return ptd_time_muldiv(elapsed, cfg->eax, cfg->ebx);
 }
 
+uint64_t ptd_wall_ticks(const struct ptd_wall *wall,
+                        const struct ptd_time_cfg *cfg, uint64_t ctc_ticks)
+{
+	uint64_t ticks = ptd_time_ctc_ticks(cfg, ctc_ticks);
+
+	if (!wall->corr_den)
+		return ticks;
+	return ptd_time_muldiv(ticks, wall->corr_num, wall->corr_den);
+}
+
+int ptd_wall_ctc_at(const struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
+                    uint16_t tma_ctc, uint64_t *ticks)
+{
+	uint64_t wrap, delta;
+
+	if (!wall->have_ctc || !ptd_time_cfg_has_ctc(cfg))
+		return -pte_bad_context;
+
+	wrap = (wall->partial || cfg->mtc_freq + 8 > 16)
+	               ? (UINT64_C(1) << 16)
+	               : (UINT64_C(1) << (cfg->mtc_freq + 8));
+	delta = (uint64_t)(tma_ctc - wall->ctc) & (wrap - 1);
+	if (delta <= wrap / 2) {
+		*ticks = wall->ctc_ticks + delta;
+		return 0;
+	}
+	/* The TMA lies before the last MTC (an MTC ahead of its TSC in
+	 * PSB+). */
+	delta = wrap - delta;
+	if (delta > wall->ctc_ticks)
+		return -pte_bad_context;
+	*ticks = wall->ctc_ticks - delta;
+	return 0;
+}
+
 /* The MTC @payload relative to the CTC state (@ctc, @partial) with
  * @ctc_ticks from the anchor at @anchor. */
-static void ptd_wall_step(const struct ptd_time_cfg *cfg, uint32_t ctc,
+static void ptd_wall_step(const struct ptd_wall *wall,
+                          const struct ptd_time_cfg *cfg, uint32_t ctc,
                           int partial, uint64_t anchor, uint64_t ctc_ticks,
                           uint8_t payload, uint64_t elapsed,
                           struct ptd_mtc_step *step)
@@ -98,8 +134,10 @@ static void ptd_wall_step(const struct ptd_time_cfg *cfg, uint32_t ctc,
 
 		/* At most one wrap (the SDM does not expect more than 256
 		 * MTCs in a row to be dropped), and only when the estimate
-		 * is clearly closer to it: a ratio can be off. */
-		if (est > delta + wrap - wrap / 4)
+		 * is clearly close to it: a ratio can be off, and one that
+		 * is far off says nothing. */
+		if (est > delta + wrap - wrap / 4 &&
+		    est < delta + wrap + wrap / 4)
 			delta += wrap;
 	}
 
@@ -107,7 +145,7 @@ static void ptd_wall_step(const struct ptd_time_cfg *cfg, uint32_t ctc,
 	step->periods = (low + delta) >> freq;
 	step->ctc = next & ptd_wall_mtc_mask(cfg);
 	step->ctc_ticks = ctc_ticks + delta;
-	step->time = anchor + ptd_time_ctc_ticks(cfg, step->ctc_ticks);
+	step->time = anchor + ptd_wall_ticks(wall, cfg, step->ctc_ticks);
 }
 
 int ptd_wall_mtc(const struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
@@ -123,14 +161,15 @@ int ptd_wall_mtc(const struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
 		 * the TSC's time. */
 		if (!wall->pending)
 			return 2;
-		ptd_wall_step(cfg, (uint32_t)wall->pending_ctc << cfg->mtc_freq,
-		              0, wall->time, 0, payload, elapsed, step);
+		ptd_wall_step(wall, cfg,
+		              (uint32_t)wall->pending_ctc << cfg->mtc_freq, 0,
+		              wall->time, 0, payload, elapsed, step);
 		return 0;
 	}
 	if (!wall->have_ctc)
 		return 1;
 
-	ptd_wall_step(cfg, wall->ctc, wall->partial, wall->anchor,
+	ptd_wall_step(wall, cfg, wall->ctc, wall->partial, wall->anchor,
 	              wall->ctc_ticks, payload, elapsed, step);
 	return 0;
 }
@@ -195,7 +234,7 @@ int ptd_wall_resolve_pending(struct ptd_wall *wall,
 	if (!ahead || ahead > mask / 2)
 		return 0;
 
-	ptd_wall_step(cfg, wall->ctc, wall->partial, wall->anchor,
+	ptd_wall_step(wall, cfg, wall->ctc, wall->partial, wall->anchor,
 	              wall->ctc_ticks, wall->pending_ctc, 0, step);
 	ptd_wall_apply_mtc(wall, cfg, wall->pending_ctc, 0, step, 0);
 	return 1;
