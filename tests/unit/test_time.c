@@ -1,0 +1,665 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The time engine (lib/time) at the module level: the pt_qry_time(3)
+ * semantics every decoder forwards to (seed 003: NULL arguments, no time
+ * before the first TSC with the relative time given, no CBR before the first
+ * CBR, NULL lost counters), and the rules of the accurate estimator, packet
+ * by packet through ptd_time_update().  Traces that need the look-ahead go
+ * through the public time decoder; see test_time_decoder.c for its API. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#include "time/time.h"
+
+/* A configuration for packet-by-packet tests: mtc_freq 4, 3 TSC ticks per
+ * CTC tick, nominal ratio 4, no buffer to look ahead into. */
+static uint8_t ptd_t_nobuf[1];
+
+static void ptd_t_config(struct pt_config *config)
+{
+	pt_config_init(config);
+	config->begin = ptd_t_nobuf;
+	config->end = ptd_t_nobuf;
+	config->mtc_freq = 4;
+	config->cpuid_0x15_eax = 1;
+	config->cpuid_0x15_ebx = 3;
+	config->nom_freq = 4;
+}
+
+static void ptd_t_time(struct ptd_time *time, const struct pt_config *config,
+                       enum ptd_time_mode mode)
+{
+	struct ptd_time_config tconfig;
+
+	ptd_time_config_init(&tconfig);
+	tconfig.mode = mode;
+	assert_int_equal(ptd_time_init(time, config, &tconfig), 0);
+}
+
+/* Feed one packet without look-ahead. */
+static void ptd_t_feed(struct ptd_time *time, enum pt_packet_type type,
+                       uint64_t a, uint64_t b)
+{
+	struct pt_packet packet;
+
+	memset(&packet, 0, sizeof(packet));
+	packet.type = type;
+	switch (type) {
+	case ppt_tsc:
+		packet.payload.tsc.tsc = a;
+		break;
+	case ppt_tma:
+		packet.payload.tma.ctc = (uint16_t)a;
+		packet.payload.tma.fc = (uint16_t)b;
+		break;
+	case ppt_mtc:
+		packet.payload.mtc.ctc = (uint8_t)a;
+		break;
+	case ppt_cyc:
+		packet.payload.cyc.value = a;
+		break;
+	case ppt_cbr:
+		packet.payload.cbr.ratio = (uint8_t)a;
+		break;
+	default:
+		break;
+	}
+	assert_int_equal(ptd_time_update(time, &packet, NULL), 0);
+}
+
+static uint64_t ptd_t_now(const struct ptd_time *time)
+{
+	uint64_t tsc = 0;
+	int err = ptd_time_get_tsc(time, &tsc, NULL, NULL);
+
+	assert_true(err == 0 || err == -pte_no_time);
+	return tsc;
+}
+
+/* --- seed 003: pt_qry_time() and pt_qry_core_bus_ratio() semantics ----- */
+
+static void test_query_invalid(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+	uint32_t lost_mtc, lost_cyc, cbr;
+	uint64_t tsc;
+
+	(void)state;
+	ptd_t_config(&config);
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+
+	assert_int_equal(ptd_time_get_tsc(NULL, &tsc, &lost_mtc, &lost_cyc),
+	                 -pte_invalid);
+	assert_int_equal(ptd_time_get_tsc(&time, NULL, &lost_mtc, &lost_cyc),
+	                 -pte_invalid);
+	assert_int_equal(ptd_time_get_cbr(NULL, &cbr), -pte_invalid);
+	assert_int_equal(ptd_time_get_cbr(&time, NULL), -pte_invalid);
+	assert_int_equal(ptd_time_update(NULL, NULL, NULL), -pte_invalid);
+	assert_int_equal(ptd_time_update(&time, NULL, NULL), -pte_invalid);
+	assert_int_equal(ptd_time_init(NULL, &config, NULL), -pte_invalid);
+	assert_int_equal(ptd_time_init(&time, NULL, NULL), -pte_invalid);
+}
+
+static void test_query_no_time_initially(void **state)
+{
+	enum ptd_time_mode modes[] = {ptd_time_mode_accurate,
+	                              ptd_time_mode_libipt};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; ++i) {
+		struct pt_config config;
+		struct ptd_time time;
+		uint32_t lost_mtc = 7, lost_cyc = 7, cbr = 7;
+		uint64_t tsc = 7;
+
+		ptd_t_config(&config);
+		ptd_t_time(&time, &config, modes[i]);
+
+		/* No timing packet at all: no time, and it is 0. */
+		assert_int_equal(
+		        ptd_time_get_tsc(&time, &tsc, &lost_mtc, &lost_cyc),
+		        -pte_no_time);
+		assert_int_equal(tsc, 0);
+		assert_int_equal(lost_mtc, 0);
+		assert_int_equal(lost_cyc, 0);
+
+		/* The lost counters may be NULL. */
+		tsc = 7;
+		assert_int_equal(ptd_time_get_tsc(&time, &tsc, NULL, NULL),
+		                 -pte_no_time);
+		assert_int_equal(tsc, 0);
+
+		assert_int_equal(ptd_time_get_cbr(&time, &cbr), -pte_no_cbr);
+	}
+}
+
+/* Before the first TSC the relative time is given with -pte_no_time. */
+static void test_query_relative_time(void **state)
+{
+	enum ptd_time_mode modes[] = {ptd_time_mode_accurate,
+	                              ptd_time_mode_libipt};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; ++i) {
+		struct pt_config config;
+		struct ptd_time time;
+		uint64_t tsc = 0;
+
+		ptd_t_config(&config);
+		ptd_t_time(&time, &config, modes[i]);
+
+		/* The first MTC gives the CTC phase, the next one time. */
+		ptd_t_feed(&time, ppt_mtc, 0x10, 0);
+		assert_int_equal(ptd_time_get_tsc(&time, &tsc, NULL, NULL),
+		                 -pte_no_time);
+		assert_int_equal(tsc, 0);
+		ptd_t_feed(&time, ppt_mtc, 0x11, 0);
+		assert_int_equal(ptd_time_get_tsc(&time, &tsc, NULL, NULL),
+		                 -pte_no_time);
+		assert_int_equal(tsc, 16 * 3);
+
+		/* CYC with a CBR-based calibration: nom 4 / cbr 2.  libipt
+		 * takes the CYC to span the MTC period before (no CYC in
+		 * it) and drops its cycles. */
+		ptd_t_feed(&time, ppt_cbr, 2, 0);
+		ptd_t_feed(&time, ppt_cyc, 5, 0);
+		assert_int_equal(ptd_time_get_tsc(&time, &tsc, NULL, NULL),
+		                 -pte_no_time);
+		assert_int_equal(tsc, 16 * 3 + (i ? 0 : 10));
+
+		/* A TSC makes it wall-clock time. */
+		ptd_t_feed(&time, ppt_tsc, 0x100000, 0);
+		assert_int_equal(ptd_time_get_tsc(&time, &tsc, NULL, NULL), 0);
+		assert_int_equal(tsc, 0x100000);
+	}
+}
+
+static void test_query_cbr(void **state)
+{
+	enum ptd_time_mode modes[] = {ptd_time_mode_accurate,
+	                              ptd_time_mode_libipt};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; ++i) {
+		struct pt_config config;
+		struct ptd_time time;
+		uint32_t cbr = 0;
+
+		ptd_t_config(&config);
+		ptd_t_time(&time, &config, modes[i]);
+
+		/* A CBR of 0 is a bad packet and gives no ratio. */
+		ptd_t_feed(&time, ppt_cbr, 0, 0);
+		assert_int_equal(time.report.time_error, -pte_bad_packet);
+		assert_int_equal(ptd_time_get_cbr(&time, &cbr), -pte_no_cbr);
+
+		ptd_t_feed(&time, ppt_cbr, 0x24, 0);
+		assert_int_equal(ptd_time_get_cbr(&time, &cbr), 0);
+		assert_int_equal(cbr, 0x24);
+		ptd_t_feed(&time, ppt_cbr, 0x10, 0);
+		assert_int_equal(ptd_time_get_cbr(&time, &cbr), 0);
+		assert_int_equal(cbr, 0x10);
+
+		/* Synchronization forgets it, and the time. */
+		ptd_t_feed(&time, ppt_tsc, 0x1000, 0);
+		ptd_time_reset(&time);
+		assert_int_equal(ptd_time_get_cbr(&time, &cbr), -pte_no_cbr);
+		assert_int_equal(
+		        ptd_time_get_tsc(&time, &config.size, NULL, NULL),
+		        -pte_no_time);
+	}
+}
+
+static void test_lost_counters_reset_by_tsc(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+	uint32_t lost_mtc = 0, lost_cyc = 0;
+	uint64_t tsc;
+
+	(void)state;
+	ptd_t_config(&config);
+	config.nom_freq = 0;
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+
+	ptd_t_feed(&time, ppt_tsc, 0x1000, 0);
+	ptd_t_feed(&time, ppt_tma, 0x100, 0);
+	/* Next MTC would be 0x11; 0x14 means 3 were dropped. */
+	ptd_t_feed(&time, ppt_mtc, 0x14, 0);
+	/* Without calibration and without look-ahead, CYCs are lost. */
+	ptd_t_feed(&time, ppt_cyc, 0x10, 0);
+	assert_true(time.report.cyc_lost);
+	ptd_t_feed(&time, ppt_cyc, 0x10, 0);
+	assert_int_equal(ptd_time_get_tsc(&time, &tsc, &lost_mtc, &lost_cyc),
+	                 0);
+	assert_int_equal(lost_mtc, 3);
+	assert_int_equal(lost_cyc, 2);
+	assert_int_equal(tsc, 0x1000 + 4 * 16 * 3);
+	assert_true(time.status.diag & ptd_time_diag_mtc_dropped);
+	assert_true(time.status.diag & ptd_time_diag_uncalibrated);
+
+	ptd_t_feed(&time, ppt_tsc, 0x2000, 0);
+	assert_int_equal(ptd_time_get_tsc(&time, &tsc, &lost_mtc, &lost_cyc),
+	                 0);
+	assert_int_equal(lost_mtc, 0);
+	assert_int_equal(lost_cyc, 0);
+	/* The status keeps the totals. */
+	assert_int_equal(time.status.lost_mtc, 3);
+	assert_int_equal(time.status.lost_cyc, 2);
+}
+
+/* --- TSC, TMA and MTC ---------------------------------------------------- */
+
+/* The time at an MTC is TSC - FC + CTC delta * ebx / eax, converted in one
+ * go: with a ratio of 7/3 no rounding accumulates over the MTCs. */
+static void test_mtc_exact(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+	uint64_t ticks;
+	unsigned i;
+
+	(void)state;
+	ptd_t_config(&config);
+	config.cpuid_0x15_eax = 3;
+	config.cpuid_0x15_ebx = 7;
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+
+	ptd_t_feed(&time, ppt_tsc, 0xa0000, 0);
+	ptd_t_feed(&time, ppt_tma, 0x0105, 0x4);
+	assert_int_equal(ptd_t_now(&time), 0xa0000);
+
+	/* 0x105 -> 0x110 is 11 CTC ticks, then 16 each. */
+	for (i = 0; i < 40; ++i) {
+		uint64_t ctc = 11 + 16 * (uint64_t)i;
+
+		ptd_t_feed(&time, ppt_mtc, (0x11 + i) & 0xff, 0);
+		ticks = ctc * 7 / 3;
+		assert_int_equal(ptd_t_now(&time), 0xa0000 - 4 + ticks);
+	}
+	assert_int_equal(time.lost_mtc, 0);
+}
+
+/* The 8-bit payload wraps. */
+static void test_mtc_wrap(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+
+	(void)state;
+	ptd_t_config(&config);
+	config.mtc_freq = 0;
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+
+	ptd_t_feed(&time, ppt_tsc, 0xa0000, 0);
+	ptd_t_feed(&time, ppt_tma, 0x1fff, 0x1);
+	ptd_t_feed(&time, ppt_mtc, 0x00, 0);
+	assert_int_equal(ptd_t_now(&time), 0xa0000 - 1 + 3);
+	ptd_t_feed(&time, ppt_mtc, 0x01, 0);
+	assert_int_equal(ptd_t_now(&time), 0xa0000 - 1 + 6);
+	ptd_t_feed(&time, ppt_mtc, 0xfe, 0);
+	assert_int_equal(ptd_t_now(&time), 0xa0000 - 1 + 3 * 0xff);
+	assert_int_equal(time.lost_mtc, 0xfc);
+}
+
+/* mtc_freq 12: the TMA lacks CTC bits that the MTC provides. */
+static void test_mtc_low_frequency(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+
+	(void)state;
+	ptd_t_config(&config);
+	config.mtc_freq = 12;
+	config.cpuid_0x15_eax = 2;
+	config.cpuid_0x15_ebx = 1;
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+
+	ptd_t_feed(&time, ppt_tsc, 0xa0018, 0);
+	ptd_t_feed(&time, ppt_tma, 0xf020, 0x8);
+	ptd_t_feed(&time, ppt_mtc, 0xa0, 0);
+	assert_int_equal(ptd_t_now(&time), 0xa0800);
+	ptd_t_feed(&time, ppt_mtc, 0xa1, 0);
+	assert_int_equal(ptd_t_now(&time), 0xa1000);
+	assert_int_equal(time.lost_mtc, 0);
+}
+
+/* An MTC between a TSC and its TMA: one for the edge before the TSC says
+ * nothing; one for the edge after it is applied once the TMA is there. */
+static void test_mtc_between_tsc_and_tma(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+
+	(void)state;
+	ptd_t_config(&config);
+	config.mtc_freq = 8;
+	config.cpuid_0x15_ebx = 4;
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+
+	/* Stale: the TMA's CTC 0xc2d2 is in period 0xc2; 0xc1 is older. */
+	ptd_t_feed(&time, ppt_tsc, 0xa0000, 0);
+	ptd_t_feed(&time, ppt_mtc, 0xc1, 0);
+	assert_int_equal(ptd_t_now(&time), 0xa0000);
+	ptd_t_feed(&time, ppt_tma, 0xc2d2, 0xe);
+	assert_int_equal(ptd_t_now(&time), 0xa0000);
+	ptd_t_feed(&time, ppt_mtc, 0xc3, 0);
+	assert_int_equal(ptd_t_now(&time), 0xa0000 - 0xe + 0x2e * 4);
+
+	/* After the TSC: applied at the TMA. */
+	ptd_time_reset(&time);
+	ptd_t_feed(&time, ppt_tsc, 0xb0000, 0);
+	ptd_t_feed(&time, ppt_mtc, 0xc3, 0);
+	assert_int_equal(ptd_t_now(&time), 0xb0000);
+	ptd_t_feed(&time, ppt_tma, 0xc2f0, 0x2);
+	assert_int_equal(ptd_t_now(&time), 0xb0000 - 0x2 + 0x10 * 4);
+	ptd_t_feed(&time, ppt_mtc, 0xc4, 0);
+	assert_int_equal(ptd_t_now(&time), 0xb0000 - 0x2 + 0x110 * 4);
+}
+
+static void test_tma_bad_context(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+
+	(void)state;
+	ptd_t_config(&config);
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+
+	ptd_t_feed(&time, ppt_tma, 0x10, 0x1);
+	assert_int_equal(time.report.time_error, -pte_bad_context);
+	assert_true(time.status.diag & ptd_time_diag_bad_tma);
+
+	ptd_t_feed(&time, ppt_tsc, 0x1000, 0);
+	ptd_t_feed(&time, ppt_tma, 0x10, 0x1);
+	assert_int_equal(time.report.time_error, 0);
+	ptd_t_feed(&time, ppt_tma, 0x10, 0x1);
+	assert_int_equal(time.report.time_error, -pte_bad_context);
+}
+
+/* Without the CPUID 0x15 ratio an MTC cannot be used: an explicit error,
+ * counted as lost, and the time does not move (let alone back). */
+static void test_mtc_no_cpuid(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+
+	(void)state;
+	ptd_t_config(&config);
+	config.cpuid_0x15_eax = 0;
+	config.cpuid_0x15_ebx = 0;
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+
+	ptd_t_feed(&time, ppt_tsc, 0x1000, 0);
+	ptd_t_feed(&time, ppt_tma, 0x100, 0x1);
+	ptd_t_feed(&time, ppt_cbr, 2, 0);
+	ptd_t_feed(&time, ppt_cyc, 0x10, 0);
+	assert_int_equal(ptd_t_now(&time), 0x1000 + 0x20);
+	ptd_t_feed(&time, ppt_mtc, 0x11, 0);
+	assert_int_equal(time.report.time_error, -pte_bad_config);
+	assert_int_equal(time.lost_mtc, 1);
+	assert_true(time.status.diag & ptd_time_diag_no_cpuid_0x15);
+	assert_int_equal(ptd_t_now(&time), 0x1000 + 0x20);
+	ptd_t_feed(&time, ppt_cyc, 0x10, 0);
+	assert_int_equal(ptd_t_now(&time), 0x1000 + 0x40);
+
+	/* libipt's estimator reports the same error. */
+	ptd_t_time(&time, &config, ptd_time_mode_libipt);
+	ptd_t_feed(&time, ppt_tsc, 0x1000, 0);
+	ptd_t_feed(&time, ppt_tma, 0x100, 0x1);
+	ptd_t_feed(&time, ppt_mtc, 0x11, 0);
+	assert_int_equal(time.report.time_error, -pte_bad_config);
+	assert_true(time.status.diag & ptd_time_diag_no_cpuid_0x15);
+}
+
+/* An mtc_freq that does not fit the first MTC after a TMA is reported. */
+static void test_mtc_freq_diagnostic(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+
+	(void)state;
+	ptd_t_config(&config);
+	config.mtc_freq = 0; /* the trace has 3 */
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+
+	ptd_t_feed(&time, ppt_tsc, 0x1000, 0);
+	ptd_t_feed(&time, ppt_tma, 0x3f35, 0x0);
+	ptd_t_feed(&time, ppt_mtc, 0xe7, 0);
+	assert_true(time.status.diag & ptd_time_diag_bad_mtc_freq);
+
+	/* The right one says nothing. */
+	config.mtc_freq = 3;
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+	ptd_t_feed(&time, ppt_tsc, 0x1000, 0);
+	ptd_t_feed(&time, ppt_tma, 0x3f35, 0x0);
+	ptd_t_feed(&time, ppt_mtc, 0xe7, 0);
+	assert_false(time.status.diag & ptd_time_diag_bad_mtc_freq);
+}
+
+/* CYCs that wait for calibration while CBRs are there point at nom_freq. */
+static void test_no_nom_freq_diagnostic(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+
+	(void)state;
+	ptd_t_config(&config);
+	config.nom_freq = 0;
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+
+	ptd_t_feed(&time, ppt_tsc, 0x1000, 0);
+	ptd_t_feed(&time, ppt_cbr, 0x20, 0);
+	ptd_t_feed(&time, ppt_cyc, 0x100, 0);
+	assert_true(time.report.cyc_lost);
+	assert_true(time.status.diag & ptd_time_diag_no_nom_freq);
+	assert_int_equal(ptd_t_now(&time), 0x1000);
+}
+
+/* --- calibration -------------------------------------------------------- */
+
+static void test_calibration_sources(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+	uint64_t fcr;
+
+	(void)state;
+	ptd_t_config(&config);
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+	assert_int_equal(ptd_time_get_fcr(&time, &fcr), -pte_no_time);
+	assert_int_equal(ptd_time_get_fcr(&time, NULL), -pte_invalid);
+
+	/* CBR with the nominal ratio: 4 / 8 = 0.5. */
+	ptd_t_feed(&time, ppt_cbr, 8, 0);
+	assert_int_equal(ptd_time_get_fcr(&time, &fcr), 0);
+	assert_int_equal(fcr, 0x80);
+
+	/* Two MTCs and the cycles between them: 48 ticks / 0x60 cycles. */
+	ptd_t_feed(&time, ppt_tsc, 0x1000, 0);
+	ptd_t_feed(&time, ppt_tma, 0x100, 0);
+	ptd_t_feed(&time, ppt_mtc, 0x11, 0);
+	ptd_t_feed(&time, ppt_cyc, 0x60, 0);
+	ptd_t_feed(&time, ppt_mtc, 0x12, 0);
+	assert_int_equal(ptd_time_get_fcr(&time, &fcr), 0);
+	assert_int_equal(fcr, 0x80);
+	ptd_t_feed(&time, ppt_cyc, 0x30, 0);
+	ptd_t_feed(&time, ppt_mtc, 0x13, 0);
+	assert_int_equal(ptd_time_get_fcr(&time, &fcr), 0);
+	assert_int_equal(fcr, 0x100);
+
+	/* Two TSCs in PSB+, without MTCs: 0x300 ticks / 0x100 cycles. */
+	config.nom_freq = 0;
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+	ptd_t_feed(&time, ppt_psb, 0, 0);
+	ptd_t_feed(&time, ppt_tsc, 0x1000, 0);
+	ptd_t_feed(&time, ppt_psbend, 0, 0);
+	ptd_t_feed(&time, ppt_cyc, 0x100, 0);
+	assert_int_equal(ptd_time_get_fcr(&time, &fcr), -pte_no_time);
+	ptd_t_feed(&time, ppt_psb, 0, 0);
+	ptd_t_feed(&time, ppt_tsc, 0x1300, 0);
+	ptd_t_feed(&time, ppt_psbend, 0, 0);
+	assert_int_equal(ptd_time_get_fcr(&time, &fcr), 0);
+	assert_int_equal(fcr, 0x300);
+
+	/* A TSC outside PSB+ does not calibrate (it may follow a gap). */
+	ptd_t_feed(&time, ppt_cyc, 0x100, 0);
+	ptd_t_feed(&time, ppt_tsc, 0x9000, 0);
+	assert_int_equal(ptd_time_get_fcr(&time, &fcr), 0);
+	assert_int_equal(fcr, 0x300);
+}
+
+/* An OVF drops the calibration, unless keep_tcal_on_ovf. */
+static void test_calibration_ovf(void **state)
+{
+	struct ptd_time_config tconfig;
+	struct pt_config config;
+	struct ptd_time time;
+	uint64_t fcr;
+
+	(void)state;
+	ptd_t_config(&config);
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+	ptd_t_feed(&time, ppt_cbr, 8, 0);
+	ptd_t_feed(&time, ppt_ovf, 0, 0);
+	assert_int_equal(ptd_time_get_fcr(&time, &fcr), -pte_no_time);
+
+	ptd_time_config_init(&tconfig);
+	tconfig.keep_tcal_on_ovf = 1;
+	assert_int_equal(ptd_time_init(&time, &config, &tconfig), 0);
+	ptd_t_feed(&time, ppt_cbr, 8, 0);
+	ptd_t_feed(&time, ppt_ovf, 0, 0);
+	assert_int_equal(ptd_time_get_fcr(&time, &fcr), 0);
+	assert_int_equal(fcr, 0x80);
+
+	/* --no-tcal: nothing calibrates. */
+	ptd_time_config_init(&tconfig);
+	tconfig.no_tcal = 1;
+	assert_int_equal(ptd_time_init(&time, &config, &tconfig), 0);
+	ptd_t_feed(&time, ppt_cbr, 8, 0);
+	assert_int_equal(ptd_time_get_fcr(&time, &fcr), -pte_no_time);
+}
+
+/* Monotonic: a TSC below what was already reported holds the time. */
+static void test_never_backwards(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+	uint64_t tsc;
+
+	(void)state;
+	ptd_t_config(&config);
+	config.mtc_freq = 4;
+	config.cpuid_0x15_eax = 2;
+	config.cpuid_0x15_ebx = 1;
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+
+	ptd_t_feed(&time, ppt_tsc, 0xa0000, 0);
+	ptd_t_feed(&time, ppt_tma, 0xf012, 0x6);
+	ptd_t_feed(&time, ppt_mtc, 0x2, 0);
+	ptd_t_feed(&time, ppt_mtc, 0x3, 0);
+	assert_int_equal(ptd_t_now(&time), 0xa0009);
+	ptd_t_feed(&time, ppt_tsc, 0xa0008, 0);
+	assert_int_equal(ptd_time_get_tsc(&time, &tsc, NULL, NULL), 0);
+	assert_int_equal(tsc, 0xa0009);
+	assert_true(time.status.diag & ptd_time_diag_clamped);
+	assert_int_equal(time.status.clamped, 1);
+
+	/* libipt's goes back. */
+	ptd_t_time(&time, &config, ptd_time_mode_libipt);
+	ptd_t_feed(&time, ppt_tsc, 0xa0000, 0);
+	ptd_t_feed(&time, ppt_tma, 0xf012, 0x6);
+	ptd_t_feed(&time, ppt_mtc, 0x2, 0);
+	ptd_t_feed(&time, ppt_mtc, 0x3, 0);
+	ptd_t_feed(&time, ppt_tsc, 0xa0008, 0);
+	assert_int_equal(ptd_t_now(&time), 0xa0008);
+}
+
+/* VMX TSC scaling: MTC deltas are scaled, TSC packets are not; with
+ * tsc_host_time the host's TSC is reported. */
+static void test_vmx_scaling(void **state)
+{
+	struct ptd_time_config tconfig;
+	struct pt_config config;
+	struct ptd_time time;
+
+	(void)state;
+	ptd_t_config(&config);
+	config.mtc_freq = 0;
+	config.cpuid_0x15_ebx = 100;
+	ptd_time_config_init(&tconfig);
+	tconfig.tsc_multiplier = UINT64_C(1) << 47; /* 0.5 */
+	tconfig.tsc_offset = 0x10000;
+	assert_int_equal(ptd_time_init(&time, &config, &tconfig), 0);
+
+	ptd_t_feed(&time, ppt_tsc, 0x50000, 0);
+	ptd_t_feed(&time, ppt_tma, 0x10, 0x8);
+	/* 0x10 -> 0x20: 16 CTC = 1600 host ticks = 800 guest ticks; the FC
+	 * of 8 host ticks is 4 guest ticks. */
+	ptd_t_feed(&time, ppt_mtc, 0x20, 0);
+	assert_int_equal(ptd_t_now(&time), 0x50000 - 4 + 800);
+
+	/* Host time: (guest - offset) / 0.5. */
+	tconfig.tsc_host_time = 1;
+	assert_int_equal(ptd_time_init(&time, &config, &tconfig), 0);
+	ptd_t_feed(&time, ppt_tsc, 0x50000, 0);
+	assert_int_equal(ptd_t_now(&time), (0x50000 - 0x10000) * 2);
+
+	/* Host time needs something to convert with. */
+	tconfig.tsc_multiplier = 0;
+	tconfig.tsc_offset = 0;
+	assert_int_equal(ptd_time_init(&time, &config, &tconfig),
+	                 -pte_bad_config);
+	tconfig.tsc_host_time = 0;
+	tconfig.mode = (enum ptd_time_mode)7;
+	assert_int_equal(ptd_time_init(&time, &config, &tconfig),
+	                 -pte_bad_config);
+}
+
+/* Fixed-point helpers. */
+static void test_arithmetic(void **state)
+{
+	(void)state;
+	assert_int_equal(ptd_time_muldiv(10, 7, 3), 23);
+	assert_int_equal(ptd_time_muldiv(UINT64_MAX, UINT64_MAX, UINT64_MAX),
+	                 UINT64_MAX);
+	assert_int_equal(ptd_time_muldiv(UINT64_MAX, 2, 1), UINT64_MAX);
+	assert_int_equal(ptd_time_muldiv(1, 1, 0), UINT64_MAX);
+	assert_int_equal(ptd_time_mulshr(3, UINT64_C(1) << 47, 48), 1);
+	assert_int_equal(ptd_time_mulshr(UINT64_MAX, 4, 1), UINT64_MAX);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_query_invalid),
+	        cmocka_unit_test(test_query_no_time_initially),
+	        cmocka_unit_test(test_query_relative_time),
+	        cmocka_unit_test(test_query_cbr),
+	        cmocka_unit_test(test_lost_counters_reset_by_tsc),
+	        cmocka_unit_test(test_mtc_exact),
+	        cmocka_unit_test(test_mtc_wrap),
+	        cmocka_unit_test(test_mtc_low_frequency),
+	        cmocka_unit_test(test_mtc_between_tsc_and_tma),
+	        cmocka_unit_test(test_tma_bad_context),
+	        cmocka_unit_test(test_mtc_no_cpuid),
+	        cmocka_unit_test(test_mtc_freq_diagnostic),
+	        cmocka_unit_test(test_no_nom_freq_diagnostic),
+	        cmocka_unit_test(test_calibration_sources),
+	        cmocka_unit_test(test_calibration_ovf),
+	        cmocka_unit_test(test_never_backwards),
+	        cmocka_unit_test(test_vmx_scaling),
+	        cmocka_unit_test(test_arithmetic),
+	};
+
+	ptd_t_filters(argc, argv);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
