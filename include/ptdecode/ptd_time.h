@@ -125,7 +125,8 @@ enum ptd_time_diag {
 	ptd_time_diag_no_nom_freq = 1 << 2,
 
 	/** CYC packets arrived before the core:TSC ratio was known (they are
-	 * counted in lost_cyc). */
+	 * counted in lost_cyc; the accurate estimator may still have placed
+	 * them by interpolation). */
 	ptd_time_diag_uncalibrated = 1 << 3,
 
 	/** The payload of an MTC skipped periods: the processor dropped MTC
@@ -198,8 +199,10 @@ struct ptd_time_packet {
 	/** MTC packets lost since the last TSC (pt_qry_time()'s lost_mtc). */
 	uint32_t lost_mtc;
 
-	/** CYC packets that could not be converted since the last TSC or
-	 * MTC (pt_qry_time()'s lost_cyc). */
+	/** CYC packets since the last TSC or MTC that came before the
+	 * core:TSC ratio was calibrated (pt_qry_time()'s lost_cyc, counted as
+	 * libipt counts it).  The accurate estimator may still have placed
+	 * them by interpolation: @cyc_lost says whether this one was. */
 	uint32_t lost_cyc;
 
 	/** The last core:bus ratio; valid only with @has_cbr. */
@@ -219,8 +222,8 @@ struct ptd_time_packet {
 	uint32_t in_psb : 1;
 
 	/** CYC only: its cycles could not be converted to time for lack of
-	 * calibration (libipt's "no calibration"); it was counted in
-	 * lost_cyc. */
+	 * calibration (libipt's "no calibration"): the time did not move.
+	 * Such a CYC is also counted in lost_cyc. */
 	uint32_t cyc_lost : 1;
 
 	/** The calibration step for this packet failed with this negative

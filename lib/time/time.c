@@ -118,13 +118,20 @@ static void ptd_time_lost_mtc(struct ptd_time *time, uint64_t n)
 	time->status.lost_mtc += n;
 }
 
+/* A CYC before the core:TSC ratio is calibrated: counted in lost_cyc as
+ * libipt counts it, whether or not it could be placed by interpolation. */
 static void ptd_time_lost_cyc(struct ptd_time *time)
 {
 	if (time->lost_cyc < UINT32_MAX)
 		time->lost_cyc++;
 	time->status.lost_cyc++;
-	time->report.cyc_lost = 1;
 	time->status.diag |= ptd_time_diag_uncalibrated;
+}
+
+/* A CYC that could not be converted to time at all. */
+static void ptd_time_cyc_unplaced(struct ptd_time *time)
+{
+	time->report.cyc_lost = 1;
 	if (time->est.acc.seen_cbr && !time->cfg.nom_freq)
 		time->status.diag |= ptd_time_diag_no_nom_freq;
 }
@@ -490,6 +497,9 @@ static void ptd_acc_cyc(struct ptd_time *time, const struct pt_packet_cyc *cyc,
 	uint64_t cycles = cyc->value, t;
 	int lost;
 
+	if (!acc->tcal.have_ratio)
+		ptd_time_lost_cyc(time);
+
 	/* Calibrate with the cycles as they are: the split below is an
 	 * estimate made with the ratio. */
 	if (!time->cfg.opt.no_tcal)
@@ -514,7 +524,7 @@ static void ptd_acc_cyc(struct ptd_time *time, const struct pt_packet_cyc *cyc,
 
 	t = ptd_acc_place(time, acc->seg_cycles, &lost);
 	if (lost) {
-		ptd_time_lost_cyc(time);
+		ptd_time_cyc_unplaced(time);
 		return;
 	}
 	acc->last_cyc_time = t;

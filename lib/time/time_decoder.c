@@ -178,8 +178,8 @@ const char *ptd_time_diag_str(enum ptd_time_diag diag)
 		       "to "
 		       "calibrate from them";
 	case ptd_time_diag_uncalibrated:
-		return "CYC packets could not be converted to time before the "
-		       "core:TSC ratio was calibrated";
+		return "CYC packets came before the core:TSC ratio was "
+		       "calibrated (counted in lost_cyc)";
 	case ptd_time_diag_mtc_dropped:
 		return "the processor dropped MTC packets (the time is still "
 		       "right)";

@@ -319,6 +319,49 @@ static void test_interpolation(void **state)
 	assert_int_equal(tsc[9], 0xa0058);
 }
 
+/* A CYC before the calibration is counted in lost_cyc as libipt counts it,
+ * but placed all the same when an MTC follows. */
+static void test_lost_cyc_interpolated(void **state)
+{
+	static const struct ptd_t_pkt pkts[] = {
+	        {ppt_psb, 0, 0},    {ppt_tsc, 0xa0000, 0}, {ppt_tma, 0x18, 0x8},
+	        {ppt_psbend, 0, 0}, {ppt_mtc, 2, 0},       {ppt_cyc, 0x100, 0},
+	        {ppt_mtc, 3, 0},    {ppt_cyc, 0x100, 0},
+	};
+	struct ptd_time_decoder *decoder;
+	struct ptd_time_packet packet;
+	struct pt_config config;
+	uint8_t buf[64];
+	size_t size, i;
+
+	(void)state;
+	size = ptd_t_write(buf, sizeof(buf), pkts, ARRAY_SIZE(pkts));
+	ptd_t_tconfig(&config, buf, size);
+	config.nom_freq = 0;
+	decoder = ptd_time_alloc_decoder(&config, NULL);
+	assert_non_null(decoder);
+	assert_int_equal(ptd_time_sync_set(decoder, 0), 0);
+	for (i = 0; i < 6; ++i)
+		assert_true(ptd_time_next(decoder, &packet, sizeof(packet)) >
+		            0);
+	assert_int_equal(packet.packet.type, ppt_cyc);
+	assert_int_equal(packet.lost_cyc, 1);
+	assert_false(packet.cyc_lost);
+	assert_int_equal(packet.tsc, 0xa0058);
+
+	/* The MTC resets the count and calibrates. */
+	assert_true(ptd_time_next(decoder, &packet, sizeof(packet)) > 0);
+	assert_int_equal(packet.lost_cyc, 0);
+	assert_true(packet.has_fcr);
+
+	/* No reference ahead: the ratio places it. */
+	assert_true(ptd_time_next(decoder, &packet, sizeof(packet)) > 0);
+	assert_int_equal(packet.lost_cyc, 0);
+	assert_false(packet.cyc_lost);
+	assert_int_equal(packet.tsc, 0xa0098);
+	ptd_time_free_decoder(decoder);
+}
+
 /* A TSC after a deep sleep: the CYCs before it count active cycles only.
  * They are placed with the ratio, and the CYC sent with the TSC is at the
  * TSC's time. */
@@ -490,6 +533,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_next),
 	        cmocka_unit_test(test_diag_strings),
 	        cmocka_unit_test(test_interpolation),
+	        cmocka_unit_test(test_lost_cyc_interpolated),
 	        cmocka_unit_test(test_gap_before_tsc),
 	        cmocka_unit_test(test_mtc_full_wrap),
 	        cmocka_unit_test(test_ovf_backward),
