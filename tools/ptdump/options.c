@@ -63,6 +63,11 @@ static const char *const ptdump_help_text[] = {
         "  --time-libipt             estimate time as libipt does (default:",
         "                            ptdecode's monotonic, interpolating",
         "                            estimator; see docs/time.md).",
+        "  --vmx-tsc-multiplier <n>  a guest's trace: the VMCS TSC multiplier",
+        "                            (48 fraction bits; 0x1000000000000 is 1).",
+        "  --vmx-tsc-offset <n>      a guest's trace: the VMCS TSC offset.",
+        "  --vmx-host-time           show host TSC values instead of the",
+        "                            guest's (needs one of the two above).",
         "  --cpu none|f/m[/s]        the processor (family/model[/stepping])",
         "                            whose errata to work around; none: no",
         "                            errata (the default).",
@@ -193,6 +198,8 @@ static int ptdump_option_flag(struct ptdump_options *o, const char *arg)
 		o->keep_tcal_on_ovf = 1;
 	else if (strcmp(arg, "--time-libipt") == 0)
 		o->time_libipt = 1;
+	else if (strcmp(arg, "--vmx-host-time") == 0)
+		o->vmx_host_time = 1;
 	else
 		return 0;
 	return 1;
@@ -270,6 +277,16 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 			                         argv, prog, err) < 0)
 				return ptdump_parse_error;
 			args->cpuid_0x15_eax = (uint32_t)value;
+		} else if (strcmp(arg, "--vmx-tsc-multiplier") == 0) {
+			if (ptdump_option_number(&value, UINT64_MAX, &idx, argc,
+			                         argv, prog, err) < 0)
+				return ptdump_parse_error;
+			args->options.vmx_tsc_multiplier = value;
+		} else if (strcmp(arg, "--vmx-tsc-offset") == 0) {
+			if (ptdump_option_number(&value, UINT64_MAX, &idx, argc,
+			                         argv, prog, err) < 0)
+				return ptdump_parse_error;
+			args->options.vmx_tsc_offset = value;
 		} else if (strcmp(arg, "--cpuid-0x15.ebx") == 0) {
 			if (ptdump_option_number(&value, UINT32_MAX, &idx, argc,
 			                         argv, prog, err) < 0)
@@ -282,6 +299,15 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 			        prog, arg);
 			return ptdump_parse_error;
 		}
+	}
+
+	if (args->options.vmx_host_time && !args->options.vmx_tsc_multiplier &&
+	    !args->options.vmx_tsc_offset) {
+		fprintf(err,
+		        "%s: --vmx-host-time needs --vmx-tsc-multiplier or "
+		        "--vmx-tsc-offset.\n",
+		        prog);
+		return ptdump_parse_error;
 	}
 
 	if (!args->trace_arg) {

@@ -49,6 +49,13 @@ struct ptdump_options {
 	uint32_t keep_tcal_on_ovf : 1;
 	/* --time-libipt: libipt's estimator instead of ptdecode's. */
 	uint32_t time_libipt : 1;
+	/* --vmx-host-time: show host TSC values for a guest's trace. */
+	uint32_t vmx_host_time : 1;
+
+	/* --vmx-tsc-multiplier, --vmx-tsc-offset: a guest's VMX TSC scaling
+	 * and offsetting (0: none). */
+	uint64_t vmx_tsc_multiplier;
+	uint64_t vmx_tsc_offset;
 };
 
 /* Everything the command line says. */

@@ -22,6 +22,9 @@ void ptdump_timing_config(struct ptd_time_config *tconfig,
 	tconfig->no_tcal = options->no_tcal;
 	tconfig->no_cyc = options->no_cyc;
 	tconfig->keep_tcal_on_ovf = options->keep_tcal_on_ovf;
+	tconfig->tsc_multiplier = options->vmx_tsc_multiplier;
+	tconfig->tsc_offset = options->vmx_tsc_offset;
+	tconfig->tsc_host_time = options->vmx_host_time;
 }
 
 /* "fcr <value>": the calibration, TSC ticks per core cycle. */
