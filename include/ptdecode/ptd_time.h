@@ -186,9 +186,11 @@ struct ptd_time_packet {
 
 	/** The estimated TSC at this packet, after the packet itself was
 	 * applied: the value of a TSC packet, the time an MTC packet
-	 * marks, the time of the cycle a CYC packet ends.  Valid only with
-	 * @has_time; relative to the first timing packet unless @has_tsc
-	 * (then 0 before any timing packet, as pt_qry_time() has it). */
+	 * marks, the time of the cycle a CYC packet ends (the accurate
+	 * estimator never reports less than before, so a TSC below the time
+	 * already reported shows that time).  Wall-clock time with @has_tsc;
+	 * without it, the relative time since the first timing packet (0
+	 * before any), as pt_qry_time() gives it with -pte_no_time. */
 	uint64_t tsc;
 
 	/** The core:TSC ratio in libipt's format: TSC ticks per core cycle,
