@@ -66,6 +66,9 @@ error)
 	pta=$1
 	work=$2
 	name=$(basename "$pta" .pta)
+	# Each test works in a folder of its own: tests run in parallel, and
+	# one test's name can be the prefix of another's.
+	work="$work/$name.d"
 	mkdir -p "$work" || exit 1
 	rm -f "$work/$name".* "$work/$name"-*
 	"$ptasm" -o "$work/$name" "$pta" > "$work/$name.stdout" \
