@@ -465,7 +465,7 @@ struct decoders {
 	const uint8_t *end;
 	struct pt_packet_decoder *ours;
 	struct pt_packet_decoder *batch;
-	struct ptd_ipt_decoder *theirs;
+	struct ptd_ipt_pkt_decoder *theirs;
 
 	/* Packets the batch decoder returned and we did not look at yet. */
 	struct pt_packet bpkt[PTD_BATCH_MAX];
@@ -1170,7 +1170,7 @@ static int encode_prefix(struct diff *d, const uint8_t *raw, size_t cut)
 {
 	struct pt_config config;
 	struct pt_packet_decoder *ours;
-	struct ptd_ipt_decoder *theirs;
+	struct ptd_ipt_pkt_decoder *theirs;
 	struct pt_packet po, pt;
 	uint8_t *buf;
 	int ro, rt, result = 0;
@@ -1357,7 +1357,7 @@ static int sync_walk(struct diff *d, uint8_t *buf, size_t size,
 {
 	struct pt_config config;
 	struct pt_packet_decoder *ours;
-	struct ptd_ipt_decoder *theirs;
+	struct ptd_ipt_pkt_decoder *theirs;
 	size_t i = 0;
 	int result = -1;
 
@@ -1466,7 +1466,7 @@ static int sync_random(struct diff *d, uint8_t *buf, size_t size,
 {
 	struct pt_config config;
 	struct pt_packet_decoder *ours;
-	struct ptd_ipt_decoder *theirs;
+	struct ptd_ipt_pkt_decoder *theirs;
 	struct ptd_rng rng;
 	int result = -1;
 

@@ -28,13 +28,40 @@
 #define PTD_DL_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
 #endif
 
+/* Every function of struct ptd_libipt: libipt's name for it, and where in
+ * the struct its pointer is and how large. */
+#define PTD_DL_SYM(field, name)                                                \
+	name, offsetof(struct ptd_libipt, field),                              \
+	        sizeof(((struct ptd_libipt *)0)->field)
+
+static const struct {
+	const char *name;
+	size_t offset;
+	size_t size;
+} ptd_dl_syms[] = {
+        {PTD_DL_SYM(library_version, "pt_library_version")},
+        {PTD_DL_SYM(errstr, "pt_errstr")},
+        {PTD_DL_SYM(pkt_alloc_decoder, "pt_pkt_alloc_decoder")},
+        {PTD_DL_SYM(pkt_free_decoder, "pt_pkt_free_decoder")},
+        {PTD_DL_SYM(pkt_sync_forward, "pt_pkt_sync_forward")},
+        {PTD_DL_SYM(pkt_sync_backward, "pt_pkt_sync_backward")},
+        {PTD_DL_SYM(pkt_sync_set, "pt_pkt_sync_set")},
+        {PTD_DL_SYM(pkt_get_offset, "pt_pkt_get_offset")},
+        {PTD_DL_SYM(pkt_get_sync_offset, "pt_pkt_get_sync_offset")},
+        {PTD_DL_SYM(pkt_next, "pt_pkt_next")},
+        {PTD_DL_SYM(qry_alloc_decoder, "pt_qry_alloc_decoder")},
+        {PTD_DL_SYM(qry_free_decoder, "pt_qry_free_decoder")},
+        {PTD_DL_SYM(qry_sync_forward, "pt_qry_sync_forward")},
+        {PTD_DL_SYM(qry_get_offset, "pt_qry_get_offset")},
+        {PTD_DL_SYM(qry_cond_branch, "pt_qry_cond_branch")},
+        {PTD_DL_SYM(qry_indirect_branch, "pt_qry_indirect_branch")},
+        {PTD_DL_SYM(qry_event, "pt_qry_event")},
+        {PTD_DL_SYM(qry_time, "pt_qry_time")},
+};
+
 /* ISO C has no conversion from void * to a function pointer; POSIX
  * guarantees that dlsym's result can be used as one, and both have the same
  * size and representation there, so copy the bits. */
-#define PTD_DL_SYM(ipt, field, name, msg, size)                                \
-	ptd_dl_sym((ipt)->handle, name, &(ipt)->field, sizeof((ipt)->field),   \
-	           msg, size)
-
 static int ptd_dl_sym(void *handle, const char *name, void *fn, size_t fnsize,
                       char *msg, size_t size)
 {
@@ -60,6 +87,7 @@ static int ptd_dl_sym(void *handle, const char *name, void *fn, size_t fnsize,
 int ptd_libipt_open(struct ptd_libipt *ipt, char *msg, size_t size)
 {
 	const char *err, *name = getenv("PTD_LIBIPT");
+	size_t i;
 
 	if (!name || !*name)
 		name = "libipt.so.2";
@@ -71,25 +99,13 @@ int ptd_libipt_open(struct ptd_libipt *ipt, char *msg, size_t size)
 		         err ? err : "unknown error");
 		return -1;
 	}
-	if (PTD_DL_SYM(ipt, library_version, "pt_library_version", msg, size) <
-	            0 ||
-	    PTD_DL_SYM(ipt, errstr, "pt_errstr", msg, size) < 0 ||
-	    PTD_DL_SYM(ipt, pkt_alloc_decoder, "pt_pkt_alloc_decoder", msg,
-	               size) < 0 ||
-	    PTD_DL_SYM(ipt, pkt_free_decoder, "pt_pkt_free_decoder", msg,
-	               size) < 0 ||
-	    PTD_DL_SYM(ipt, pkt_sync_forward, "pt_pkt_sync_forward", msg,
-	               size) < 0 ||
-	    PTD_DL_SYM(ipt, pkt_sync_backward, "pt_pkt_sync_backward", msg,
-	               size) < 0 ||
-	    PTD_DL_SYM(ipt, pkt_sync_set, "pt_pkt_sync_set", msg, size) < 0 ||
-	    PTD_DL_SYM(ipt, pkt_get_offset, "pt_pkt_get_offset", msg, size) <
-	            0 ||
-	    PTD_DL_SYM(ipt, pkt_get_sync_offset, "pt_pkt_get_sync_offset", msg,
-	               size) < 0 ||
-	    PTD_DL_SYM(ipt, pkt_next, "pt_pkt_next", msg, size) < 0) {
-		ptd_libipt_close(ipt);
-		return -1;
+	for (i = 0; i < sizeof(ptd_dl_syms) / sizeof(ptd_dl_syms[0]); ++i) {
+		if (ptd_dl_sym(ipt->handle, ptd_dl_syms[i].name,
+		               (char *)ipt + ptd_dl_syms[i].offset,
+		               ptd_dl_syms[i].size, msg, size) < 0) {
+			ptd_libipt_close(ipt);
+			return -1;
+		}
 	}
 	return 0;
 }

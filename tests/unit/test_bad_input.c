@@ -150,6 +150,25 @@ static void test_truncated_packets(void **state)
 	}
 }
 
+/* @bytes, a BBP and a BIP, cut after @cut bytes: the BBP decodes, the BIP
+ * is -pte_eos, for ptd_pkt_next_batch() too if @batch. */
+static void check_cut_bip(const uint8_t *bytes, size_t cut, int batch)
+{
+	uint8_t *buf = ptd_t_dup(bytes, cut);
+	struct pt_packet_decoder *decoder = ptd_t_decoder(buf, cut, NULL);
+	struct pt_packet packet;
+
+	assert_int_equal(pt_pkt_sync_set(decoder, 0), 0);
+	assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)), 3);
+	assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)),
+	                 -pte_eos);
+	if (batch)
+		assert_int_equal(ptd_pkt_next_batch(decoder, &packet, 1, NULL),
+		                 -pte_eos);
+	pt_pkt_free_decoder(decoder);
+	free(buf);
+}
+
 /* Packets whose size depends on context, cut short. */
 static void test_truncated_special(void **state)
 {
@@ -164,37 +183,14 @@ static void test_truncated_special(void **state)
 	/* A CYC whose extension bytes all say "more". */
 	static const uint8_t cyc[] = {0x07, 0x03, 0x05, 0xff};
 	struct pt_errata skz84;
-	struct pt_packet packet;
-	uint8_t *buf;
-	struct pt_packet_decoder *decoder;
 	size_t cut;
 	int batch;
 
 	(void)state;
-	for (cut = 4; cut < sizeof(bip4); ++cut) {
-		buf = ptd_t_dup(bip4, cut);
-		decoder = ptd_t_decoder(buf, cut, NULL);
-		assert_int_equal(pt_pkt_sync_set(decoder, 0), 0);
-		assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)),
-		                 3);
-		assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)),
-		                 -pte_eos);
-		pt_pkt_free_decoder(decoder);
-		free(buf);
-	}
-	for (cut = 4; cut < sizeof(bip8); ++cut) {
-		buf = ptd_t_dup(bip8, cut);
-		decoder = ptd_t_decoder(buf, cut, NULL);
-		assert_int_equal(pt_pkt_sync_set(decoder, 0), 0);
-		assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)),
-		                 3);
-		assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)),
-		                 -pte_eos);
-		assert_int_equal(ptd_pkt_next_batch(decoder, &packet, 1, NULL),
-		                 -pte_eos);
-		pt_pkt_free_decoder(decoder);
-		free(buf);
-	}
+	for (cut = 4; cut < sizeof(bip4); ++cut)
+		check_cut_bip(bip4, cut, 0);
+	for (cut = 4; cut < sizeof(bip8); ++cut)
+		check_cut_bip(bip8, cut, 1);
 
 	memset(&skz84, 0, sizeof(skz84));
 	skz84.skz84 = 1;
@@ -446,14 +442,7 @@ static void test_zero_tail(void **state)
 			assert_int_equal(
 			        pt_pkt_next(decoder, &packet, sizeof(packet)),
 			        s.packets[i].size);
-		for (i = 0; i < zeros; ++i) {
-			assert_int_equal(
-			        pt_pkt_next(decoder, &packet, sizeof(packet)),
-			        1);
-			assert_int_equal(packet.type, ppt_pad);
-		}
-		assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)),
-		                 -pte_eos);
+		ptd_t_expect_pads(decoder, zeros);
 		pt_pkt_free_decoder(decoder);
 		free(buf);
 	}
@@ -480,16 +469,13 @@ static int unknown_cb(struct pt_packet_unknown *unknown,
 	return ctx->ret;
 }
 
-/* Decode @bytes from 0 with the callback returning @ret; return the result
- * of pt_pkt_next() and leave the packet in @packet. */
-static int decode_unknown(const uint8_t *bytes, size_t size,
-                          struct unknown_ctx *ctx, struct pt_packet *packet,
-                          uint64_t *offset)
+/* A decoder of @size bytes at @buf with unknown_cb() as its decode
+ * callback, with context @ctx. */
+static struct pt_packet_decoder *unknown_decoder(uint8_t *buf, size_t size,
+                                                 struct unknown_ctx *ctx)
 {
 	struct pt_packet_decoder *decoder;
 	struct pt_config config;
-	uint8_t *buf = ptd_t_dup(bytes, size);
-	int errcode;
 
 	pt_config_init(&config);
 	config.begin = buf;
@@ -498,6 +484,19 @@ static int decode_unknown(const uint8_t *bytes, size_t size,
 	config.decode.context = ctx;
 	decoder = pt_pkt_alloc_decoder(&config);
 	assert_non_null(decoder);
+	return decoder;
+}
+
+/* Decode @bytes from 0 with the callback returning @ret; return the result
+ * of pt_pkt_next() and leave the packet in @packet. */
+static int decode_unknown(const uint8_t *bytes, size_t size,
+                          struct unknown_ctx *ctx, struct pt_packet *packet,
+                          uint64_t *offset)
+{
+	uint8_t *buf = ptd_t_dup(bytes, size);
+	struct pt_packet_decoder *decoder = unknown_decoder(buf, size, ctx);
+	int errcode;
+
 	assert_int_equal(pt_pkt_sync_set(decoder, 0), 0);
 	ctx->calls = 0;
 	ctx->pos = NULL;
@@ -615,20 +614,13 @@ static void test_unknown_in_stream(void **state)
 	struct unknown_ctx ctx;
 	struct pt_packet_decoder *decoder;
 	struct pt_packet packets[8];
-	struct pt_config config;
 	uint64_t offsets[8];
 	uint8_t *buf = ptd_t_dup(bytes, sizeof(bytes));
 	int pass;
 
 	(void)state;
-	pt_config_init(&config);
-	config.begin = buf;
-	config.end = buf + sizeof(bytes);
-	config.decode.callback = unknown_cb;
-	config.decode.context = &ctx;
 	ctx.ret = 3;
-	decoder = pt_pkt_alloc_decoder(&config);
-	assert_non_null(decoder);
+	decoder = unknown_decoder(buf, sizeof(bytes), &ctx);
 	for (pass = 0; pass < 2; ++pass) {
 		static const enum pt_packet_type want[] = {
 		        ppt_pad, ppt_unknown, ppt_psbend, ppt_unknown, ppt_mtc};

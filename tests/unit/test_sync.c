@@ -102,6 +102,16 @@ static void check_psbs(struct trace *t, const size_t *at, size_t n)
 	pt_pkt_free_decoder(decoder);
 }
 
+/* Neither sync_forward nor sync_backward finds a PSB in @t. */
+static void check_no_psb(struct trace *t)
+{
+	struct pt_packet_decoder *decoder = trace_decoder(t);
+
+	assert_int_equal(pt_pkt_sync_forward(decoder), -pte_eos);
+	assert_int_equal(pt_pkt_sync_backward(decoder), -pte_eos);
+	pt_pkt_free_decoder(decoder);
+}
+
 /* One PSB at every position 0..15 of buffers at every alignment 0..15,
  * with tails of several lengths and several fill bytes around it. */
 static void test_one_psb_every_alignment(void **state)
@@ -172,16 +182,10 @@ static void test_psb_straddles_end(void **state)
 		for (pos = 0; pos < 16; ++pos) {
 			for (keep = 1; keep < 16; ++keep) {
 				struct trace t;
-				struct pt_packet_decoder *decoder;
 
 				trace_init(&t, align, pos + keep, 0x00);
 				memcpy(t.buf + pos, psb, keep);
-				decoder = trace_decoder(&t);
-				assert_int_equal(pt_pkt_sync_forward(decoder),
-				                 -pte_eos);
-				assert_int_equal(pt_pkt_sync_backward(decoder),
-				                 -pte_eos);
-				pt_pkt_free_decoder(decoder);
+				check_no_psb(&t);
 
 				/* With a complete PSB before it, that one is
 				 * found, and only that one. */
@@ -217,16 +221,10 @@ static void test_partial_psb_patterns(void **state)
 		/* 14 and 15 bytes of the pattern, then something else. */
 		for (flip = 14; flip < 16; ++flip) {
 			struct trace t;
-			struct pt_packet_decoder *decoder;
 
 			trace_init(&t, align, 48, 0x00);
 			memcpy(t.buf + 5, psb, flip);
-			decoder = trace_decoder(&t);
-			assert_int_equal(pt_pkt_sync_forward(decoder),
-			                 -pte_eos);
-			assert_int_equal(pt_pkt_sync_backward(decoder),
-			                 -pte_eos);
-			pt_pkt_free_decoder(decoder);
+			check_no_psb(&t);
 			trace_fini(&t);
 		}
 		/* The odd phase: 82 02 82 02 ... (15 bytes of pattern from
@@ -243,18 +241,12 @@ static void test_partial_psb_patterns(void **state)
 		/* Eight bytes of pattern on an aligned word, no PSB. */
 		{
 			struct trace t;
-			struct pt_packet_decoder *decoder;
 			size_t at = (16 - align) & 7;
 
 			trace_init(&t, align, 40, 0x00);
 			memcpy(t.buf + at, psb, 8);
 			memcpy(t.buf + at + 16, psb, 8);
-			decoder = trace_decoder(&t);
-			assert_int_equal(pt_pkt_sync_forward(decoder),
-			                 -pte_eos);
-			assert_int_equal(pt_pkt_sync_backward(decoder),
-			                 -pte_eos);
-			pt_pkt_free_decoder(decoder);
+			check_no_psb(&t);
 			trace_fini(&t);
 		}
 	}
@@ -535,13 +527,7 @@ static void test_sync_forward_psb_run(void **state)
 	assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)), 16);
 	assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)), 2);
 	assert_int_equal(packet.type, ppt_psbend);
-	for (pads = 0; pads < 16; ++pads) {
-		assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)),
-		                 1);
-		assert_int_equal(packet.type, ppt_pad);
-	}
-	assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)),
-	                 -pte_eos);
+	ptd_t_expect_pads(decoder, 16);
 
 	pt_pkt_free_decoder(decoder);
 	free(buf);

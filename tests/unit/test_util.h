@@ -93,6 +93,23 @@ static inline void ptd_t_assert_packet(const struct pt_packet *actual,
 		         ptd_packet_type_name(expected->type), expected->size);
 }
 
+/* The next @n packets from @decoder are one-byte PADs, and then the trace
+ * ends. */
+static inline void ptd_t_expect_pads(struct pt_packet_decoder *decoder,
+                                     size_t n)
+{
+	struct pt_packet packet;
+	size_t i;
+
+	for (i = 0; i < n; ++i) {
+		assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)),
+		                 1);
+		assert_int_equal(packet.type, ppt_pad);
+	}
+	assert_int_equal(pt_pkt_next(decoder, &packet, sizeof(packet)),
+	                 -pte_eos);
+}
+
 /* A packet of @type with a zeroed payload. */
 static inline struct pt_packet ptd_t_packet(enum pt_packet_type type)
 {

@@ -71,7 +71,7 @@ struct acc_row {
 
 struct acc_ctx {
 	struct acc_options opt;
-	struct ptsim_libipt ipt;
+	struct ptd_libipt ipt;
 	int have_ipt;
 	FILE *dump;
 };
@@ -471,7 +471,7 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		return rc > 0 ? ACC_EXIT_OK : ACC_EXIT_USAGE;
 	if (!ctx.opt.no_libipt) {
-		if (ptsim_libipt_open(&ctx.ipt, msg, sizeof(msg)) < 0) {
+		if (ptd_libipt_open(&ctx.ipt, msg, sizeof(msg)) < 0) {
 			fprintf(stderr, "ptsim-accuracy: %s (skipped)\n", msg);
 			return ACC_EXIT_SKIP;
 		}
@@ -482,7 +482,7 @@ int main(int argc, char **argv)
 	rows = calloc(n, sizeof(*rows));
 	if (!rows) {
 		fprintf(stderr, "ptsim-accuracy: out of memory\n");
-		ptsim_libipt_close(&ctx.ipt);
+		ptd_libipt_close(&ctx.ipt);
 		return ACC_EXIT_FAIL;
 	}
 	rc = 0;
@@ -508,13 +508,16 @@ int main(int argc, char **argv)
 			                  &rows[i]);
 	}
 	if (rc == 0) {
-		if (ctx.have_ipt)
-			printf("libipt %s query decoder vs. ptdecode %s time "
-			       "decoder; errors in TSC ticks at %s, %" PRIu64
-			       " seed(s) per scenario.\n\n",
-			       ctx.ipt.version, ptd_version_string(),
+		if (ctx.have_ipt) {
+			struct pt_version v = ctx.ipt.library_version();
+
+			printf("libipt %u.%u.%u query decoder vs. ptdecode %s "
+			       "time decoder; errors in TSC ticks at %s, "
+			       "%" PRIu64 " seed(s) per scenario.\n\n",
+			       v.major, v.minor, v.patch, ptd_version_string(),
 			       "TNT/TIP/TIP.PGE/TIP.PGD packets",
 			       ctx.opt.seeds);
+		}
 		acc_print(&ctx, rows, n);
 		if (acc_checks(&ctx, rows, n))
 			rc = -1;
@@ -525,6 +528,6 @@ int main(int argc, char **argv)
 		rc = -1;
 	}
 	free(rows);
-	ptsim_libipt_close(&ctx.ipt);
+	ptd_libipt_close(&ctx.ipt);
 	return rc < 0 ? ACC_EXIT_FAIL : ACC_EXIT_OK;
 }

@@ -73,6 +73,19 @@ static int ptsim_path(char *path, const char *prefix, const char *ext,
 	return 0;
 }
 
+/* Open @path with fopen() @mode; if it fails, say so in @msg. */
+static FILE *ptsim_fopen(const char *path, const char *mode, char *msg,
+                         size_t size)
+{
+	FILE *f = fopen(path, mode);
+
+	if (!f)
+		snprintf(msg, size, "cannot %s %s: %s",
+		         mode[0] == 'w' ? "create" : "open", path,
+		         strerror(errno));
+	return f;
+}
+
 /* Close @f, reporting a write error on @path. */
 static int ptsim_close(FILE *f, const char *path, int rc, char *msg,
                        size_t size)
@@ -94,14 +107,11 @@ static int ptsim_close(FILE *f, const char *path, int rc, char *msg,
 static int ptsim_write_pt(const struct ptsim_trace *t, const char *path,
                           char *msg, size_t size)
 {
-	FILE *f = fopen(path, "wb");
+	FILE *f = ptsim_fopen(path, "wb", msg, size);
 	int rc = 0;
 
-	if (!f) {
-		snprintf(msg, size, "cannot create %s: %s", path,
-		         strerror(errno));
+	if (!f)
 		return -1;
-	}
 	if (t->size && fwrite(t->buf, 1, t->size, f) != t->size)
 		rc = -1;
 	return ptsim_close(f, path, rc, msg, size);
@@ -110,14 +120,11 @@ static int ptsim_write_pt(const struct ptsim_trace *t, const char *path,
 static int ptsim_write_truth(const struct ptsim_trace *t, const char *path,
                              char *msg, size_t size)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = ptsim_fopen(path, "w", msg, size);
 	size_t i;
 
-	if (!f) {
-		snprintf(msg, size, "cannot create %s: %s", path,
-		         strerror(errno));
+	if (!f)
 		return -1;
-	}
 	fprintf(f,
 	        "# ptsim truth v1: scenario %s seed %" PRIu64 "\n"
 	        "# offset type tsc host art cycles cbr flags\n",
@@ -140,13 +147,10 @@ static int ptsim_write_cfg(const struct ptsim_trace *t, const char *path,
                            char *msg, size_t size)
 {
 	const struct ptsim_params *p = &t->params;
-	FILE *f = fopen(path, "w");
+	FILE *f = ptsim_fopen(path, "w", msg, size);
 
-	if (!f) {
-		snprintf(msg, size, "cannot create %s: %s", path,
-		         strerror(errno));
+	if (!f)
 		return -1;
-	}
 	fprintf(f,
 	        "# ptsim decoder configuration: scenario %s seed %" PRIu64 "\n"
 	        "# the pt_config fields a decoder needs\n"
@@ -239,14 +243,11 @@ static int ptsim_read_cfg(struct ptsim_params *p, const char *path, char *msg,
                           size_t size)
 {
 	char line[PTSIM_LINE_MAX], err[256];
-	FILE *f = fopen(path, "r");
+	FILE *f = ptsim_fopen(path, "r", msg, size);
 	unsigned lineno = 0;
 
-	if (!f) {
-		snprintf(msg, size, "cannot open %s: %s", path,
-		         strerror(errno));
+	if (!f)
 		return -1;
-	}
 	ptsim_params_default(p);
 	while (fgets(line, sizeof(line), f)) {
 		char key[128], value[128];
@@ -273,14 +274,11 @@ static int ptsim_read_cfg(struct ptsim_params *p, const char *path, char *msg,
 static int ptsim_read_pt(struct ptsim_trace *t, const char *path, char *msg,
                          size_t size)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = ptsim_fopen(path, "rb", msg, size);
 	long len;
 
-	if (!f) {
-		snprintf(msg, size, "cannot open %s: %s", path,
-		         strerror(errno));
+	if (!f)
 		return -1;
-	}
 	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 ||
 	    fseek(f, 0, SEEK_SET) != 0) {
 		snprintf(msg, size, "cannot read %s: %s", path,
@@ -353,15 +351,12 @@ static int ptsim_read_truth(struct ptsim_trace *t, const char *path,
                             size_t size)
 {
 	char line[PTSIM_LINE_MAX];
-	FILE *f = fopen(path, "r");
+	FILE *f = ptsim_fopen(path, "r", msg, size);
 	unsigned lineno = 0;
 	int rc = 0;
 
-	if (!f) {
-		snprintf(msg, size, "cannot open %s: %s", path,
-		         strerror(errno));
+	if (!f)
 		return -1;
-	}
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
 		enum pt_packet_type type;
 		struct ptsim_rec *r;

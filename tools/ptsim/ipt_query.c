@@ -1,147 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libipt's query decoder; see ipt_query.h. */
-#define _GNU_SOURCE /* RTLD_DEEPBIND */
-
 #include "ipt_query.h"
 
 #include "ptdecode/ptdecode.h"
 
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-/* AddressSanitizer refuses RTLD_DEEPBIND; plain RTLD_LOCAL is enough there
- * (see tests/diff/libipt_dl.c). */
-#if defined(__SANITIZE_ADDRESS__)
-#define PTSIM_DL_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) ||     \
-        __has_feature(thread_sanitizer)
-#define PTSIM_DL_SANITIZED 1
-#endif
-#endif
-
-#if defined(PTSIM_DL_SANITIZED) || !defined(RTLD_DEEPBIND)
-#define PTSIM_DL_FLAGS (RTLD_NOW | RTLD_LOCAL)
-#else
-#define PTSIM_DL_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
-#endif
-
-/* libipt 2.0.5's struct pt_event (intel-pt.h): the fields up to the
- * variant, then room for the largest variant. */
-struct ptsim_ipt_event {
-	int type; /* enum pt_event_type */
-	uint32_t ip_suppressed : 1;
-	uint32_t status_update : 1;
-	uint32_t has_tsc : 1;
-	uint64_t tsc;
-	uint32_t lost_mtc;
-	uint32_t lost_cyc;
-	uint64_t reserved[2];
-	uint64_t variant[8];
-};
-
-/* libipt's enum pt_event_type values we look at, and enum
- * pt_status_flag. */
-enum {
-	PTSIM_PTEV_ENABLED = 0,
-	PTSIM_PTEV_DISABLED = 1,
-	PTSIM_PTS_EVENT_PENDING = 1 << 0,
-	PTSIM_PTS_EOS = 1 << 2
-};
-
-/* libipt's struct pt_version. */
-struct ptsim_ipt_version {
-	uint8_t major;
-	uint8_t minor;
-	uint16_t patch;
-	uint32_t build;
-	const char *ext;
-};
-
-/* ISO C has no conversion from void * to a function pointer; POSIX
- * guarantees that dlsym's result can be used as one, so copy the bits. */
-static int ptsim_dl_sym(void *handle, const char *name, void *fn, size_t fnsize,
-                        char *msg, size_t size)
-{
-	void *sym;
-
-	if (fnsize != sizeof(sym)) {
-		snprintf(msg, size, "function pointers differ from void *");
-		return -1;
-	}
-	dlerror();
-	sym = dlsym(handle, name);
-	if (!sym) {
-		const char *err = dlerror();
-
-		snprintf(msg, size, "the libipt library lacks %s: %s", name,
-		         err ? err : "NULL");
-		return -1;
-	}
-	memcpy(fn, &sym, sizeof(sym));
-	return 0;
-}
-
-#define PTSIM_SYM(ipt, field, name)                                            \
-	ptsim_dl_sym((ipt)->handle, name, &(ipt)->field, sizeof((ipt)->field), \
-	             msg, size)
-
-int ptsim_libipt_open(struct ptsim_libipt *ipt, char *msg, size_t size)
-{
-	const char *name = getenv("PTD_LIBIPT");
-	struct ptsim_ipt_version (*version)(void) = NULL;
-
-	if (!name || !*name)
-		name = "libipt.so.2";
-	memset(ipt, 0, sizeof(*ipt));
-	ipt->handle = dlopen(name, PTSIM_DL_FLAGS);
-	if (!ipt->handle) {
-		const char *err = dlerror();
-
-		snprintf(msg, size, "cannot load %s: %s", name,
-		         err ? err : "unknown error");
-		return -1;
-	}
-	if (ptsim_dl_sym(ipt->handle, "pt_library_version", &version,
-	                 sizeof(version), msg, size) < 0 ||
-	    PTSIM_SYM(ipt, errstr, "pt_errstr") < 0 ||
-	    PTSIM_SYM(ipt, alloc, "pt_qry_alloc_decoder") < 0 ||
-	    PTSIM_SYM(ipt, free_decoder, "pt_qry_free_decoder") < 0 ||
-	    PTSIM_SYM(ipt, sync_forward, "pt_qry_sync_forward") < 0 ||
-	    PTSIM_SYM(ipt, get_offset, "pt_qry_get_offset") < 0 ||
-	    PTSIM_SYM(ipt, cond_branch, "pt_qry_cond_branch") < 0 ||
-	    PTSIM_SYM(ipt, indirect_branch, "pt_qry_indirect_branch") < 0 ||
-	    PTSIM_SYM(ipt, event, "pt_qry_event") < 0 ||
-	    PTSIM_SYM(ipt, time, "pt_qry_time") < 0) {
-		ptsim_libipt_close(ipt);
-		return -1;
-	}
-	{
-		struct ptsim_ipt_version v = version();
-
-		snprintf(ipt->version, sizeof(ipt->version), "%u.%u.%u",
-		         v.major, v.minor, v.patch);
-	}
-	return 0;
-}
-
-void ptsim_libipt_close(struct ptsim_libipt *ipt)
-{
-	if (ipt->handle)
-		dlclose(ipt->handle);
-	memset(ipt, 0, sizeof(*ipt));
-}
 
 /* The state of one run through a trace. */
 struct ptsim_ipt_run {
-	const struct ptsim_libipt *ipt;
+	const struct ptd_libipt *ipt;
 	const struct ptsim_trace *t;
 	struct ptsim_estimates *est;
-	struct ptsim_ipt_qry *dec;
+	struct ptd_ipt_qry_decoder *dec;
 	size_t next; /* the next query point to look for, a record index */
 };
 
@@ -156,7 +29,7 @@ ptsim_ipt_fail(struct ptsim_ipt_run *run, int status, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	(void)run->ipt->get_offset(run->dec, &offset);
+	(void)run->ipt->qry_get_offset(run->dec, &offset);
 	est->failed = 1;
 	est->error_offset = offset;
 	va_start(ap, fmt);
@@ -181,7 +54,7 @@ static size_t ptsim_ipt_next_point(struct ptsim_ipt_run *run)
 static void ptsim_ipt_record(struct ptsim_ipt_run *run, size_t i)
 {
 	uint64_t tsc = 0;
-	int status = run->ipt->time(run->dec, &tsc, NULL, NULL);
+	int status = run->ipt->qry_time(run->dec, &tsc, NULL, NULL);
 
 	/* -pte_no_time: relative time, not comparable with the truth. */
 	if (status >= 0) {
@@ -194,20 +67,20 @@ static void ptsim_ipt_record(struct ptsim_ipt_run *run, size_t i)
  * TIP.PGD query point. */
 static int ptsim_ipt_events(struct ptsim_ipt_run *run, int *status)
 {
-	while (*status & PTSIM_PTS_EVENT_PENDING) {
-		struct ptsim_ipt_event ev;
+	while (*status & PTD_IPT_PTS_EVENT_PENDING) {
+		struct ptd_ipt_event ev;
 		enum pt_packet_type want;
 		size_t i;
 
 		memset(&ev, 0, sizeof(ev));
-		*status = run->ipt->event(run->dec, &ev, sizeof(ev));
+		*status = run->ipt->qry_event(run->dec, &ev, sizeof(ev));
 		if (*status < 0)
 			return ptsim_ipt_fail(run, *status, "pt_qry_event");
-		if (ev.type != PTSIM_PTEV_ENABLED &&
-		    ev.type != PTSIM_PTEV_DISABLED)
+		if (ev.type != PTD_IPT_PTEV_ENABLED &&
+		    ev.type != PTD_IPT_PTEV_DISABLED)
 			continue;
-		want = ev.type == PTSIM_PTEV_ENABLED ? ppt_tip_pge
-		                                     : ppt_tip_pgd;
+		want = ev.type == PTD_IPT_PTEV_ENABLED ? ppt_tip_pge
+		                                       : ppt_tip_pgd;
 		i = ptsim_ipt_next_point(run);
 		if (i == run->t->nrecs || run->t->recs[i].packet.type != want)
 			return ptsim_ipt_fail(run, 0, "unexpected %s event",
@@ -225,7 +98,7 @@ static int ptsim_ipt_branch(struct ptsim_ipt_run *run, size_t i, int *status)
 	const struct pt_packet *pkt = &run->t->recs[i].packet;
 	uint64_t offset = 0;
 
-	(void)run->ipt->get_offset(run->dec, &offset);
+	(void)run->ipt->qry_get_offset(run->dec, &offset);
 	if (offset != run->t->recs[i].offset)
 		return ptsim_ipt_fail(run, 0,
 		                      "at 0x%" PRIx64 " instead of the %s at "
@@ -235,7 +108,7 @@ static int ptsim_ipt_branch(struct ptsim_ipt_run *run, size_t i, int *status)
 	if (pkt->type == ppt_tip) {
 		uint64_t ip = 0;
 
-		*status = run->ipt->indirect_branch(run->dec, &ip);
+		*status = run->ipt->qry_indirect_branch(run->dec, &ip);
 		if (*status < 0)
 			return ptsim_ipt_fail(run, *status,
 			                      "pt_qry_indirect_branch");
@@ -248,7 +121,7 @@ static int ptsim_ipt_branch(struct ptsim_ipt_run *run, size_t i, int *status)
 		for (bit = 0; bit < n; ++bit) {
 			int taken = 0, want;
 
-			*status = run->ipt->cond_branch(run->dec, &taken);
+			*status = run->ipt->qry_cond_branch(run->dec, &taken);
 			if (*status < 0)
 				return ptsim_ipt_fail(run, *status,
 				                      "pt_qry_cond_branch");
@@ -269,7 +142,7 @@ static int ptsim_ipt_branch(struct ptsim_ipt_run *run, size_t i, int *status)
 	return 0;
 }
 
-int ptsim_libipt_estimate(const struct ptsim_libipt *ipt,
+int ptsim_libipt_estimate(const struct ptd_libipt *ipt,
                           const struct ptsim_trace *trace,
                           struct ptsim_estimates *est)
 {
@@ -288,10 +161,10 @@ int ptsim_libipt_estimate(const struct ptsim_libipt *ipt,
 		est->failed = 1;
 		return 0;
 	}
-	run.dec = ipt->alloc(&config);
+	run.dec = ipt->qry_alloc_decoder(&config);
 	if (!run.dec)
 		return -1;
-	status = ipt->sync_forward(run.dec, &ip);
+	status = ipt->qry_sync_forward(run.dec, &ip);
 	if (status < 0)
 		(void)ptsim_ipt_fail(&run, status, "pt_qry_sync_forward");
 	while (!est->failed) {
@@ -300,7 +173,7 @@ int ptsim_libipt_estimate(const struct ptsim_libipt *ipt,
 		if (ptsim_ipt_events(&run, &status) < 0)
 			break;
 		i = ptsim_ipt_next_point(&run);
-		if (status & PTSIM_PTS_EOS) {
+		if (status & PTD_IPT_PTS_EOS) {
 			if (i != trace->nrecs)
 				(void)ptsim_ipt_fail(&run, 0,
 				                     "the end of the trace "
@@ -317,6 +190,6 @@ int ptsim_libipt_estimate(const struct ptsim_libipt *ipt,
 		if (ptsim_ipt_branch(&run, i, &status) < 0)
 			break;
 	}
-	ipt->free_decoder(run.dec);
+	ipt->qry_free_decoder(run.dec);
 	return 0;
 }
