@@ -40,6 +40,7 @@ extern "C" {
 
 struct pt_encoder;
 struct pt_packet_decoder;
+struct pt_query_decoder;
 
 /** Marks a function exported from the shared library. */
 #ifndef pt_export
@@ -779,6 +780,557 @@ pt_pkt_get_config(const struct pt_packet_decoder *decoder);
  * move: synchronize again (pt_pkt_sync_forward()) to continue after it. */
 extern pt_export int pt_pkt_next(struct pt_packet_decoder *decoder,
                                  struct pt_packet *packet, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* 7. Event                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** What an event reports.  The order is libipt's; new kinds are only ever
+ * appended. */
+enum pt_event_type {
+	/** Tracing was enabled (TIP.PGE). */
+	ptev_enabled,
+	/** Tracing was disabled by a branch (TIP.PGD). */
+	ptev_disabled,
+	/** Tracing was disabled by an asynchronous transfer (FUP+TIP.PGD). */
+	ptev_async_disabled,
+	/** An interrupt, exception or other asynchronous transfer (FUP+TIP). */
+	ptev_async_branch,
+	/** CR3 changed at a synchronous instruction (PIP). */
+	ptev_paging,
+	/** CR3 changed with an asynchronous transfer (PIP bound to a TIP). */
+	ptev_async_paging,
+	/** The processor's trace buffers overflowed (OVF). */
+	ptev_overflow,
+	/** The execution mode changed (MODE.Exec). */
+	ptev_exec_mode,
+	/** The transactional state changed (MODE.TSX). */
+	ptev_tsx,
+	/** Tracing stopped (TraceStop, STOP). */
+	ptev_stop,
+	/** The VMCS pointer changed at a synchronous instruction (VMCS). */
+	ptev_vmcs,
+	/** The VMCS pointer changed with an asynchronous transfer. */
+	ptev_async_vmcs,
+	/** Execution stopped (EXSTOP). */
+	ptev_exstop,
+	/** An MWAIT completed (MWAIT). */
+	ptev_mwait,
+	/** A C-state was entered (PWRE). */
+	ptev_pwre,
+	/** A C-state was left (PWRX). */
+	ptev_pwrx,
+	/** A PTWRITE instruction wrote a value (PTW). */
+	ptev_ptwrite,
+	/** The time advanced (instruction-flow and block decoders only). */
+	ptev_tick,
+	/** The core:bus ratio changed (CBR). */
+	ptev_cbr,
+	/** A maintenance packet (MNT). */
+	ptev_mnt,
+#if (LIBIPT_VERSION >= 0x201)
+	/** An indirect branch (event decoder only). */
+	ptev_tip,
+	/** Conditional branch outcomes (event decoder only). */
+	ptev_tnt,
+	/** RFLAGS.IF changed (Event Trace). */
+	ptev_iflags,
+	/** An interrupt or exception (Event Trace, CFE); comes in addition to
+	 * the async_branch event of the transfer. */
+	ptev_interrupt,
+	/** An IRET (Event Trace). */
+	ptev_iret,
+	/** A system management interrupt (Event Trace). */
+	ptev_smi,
+	/** A return from system management mode (Event Trace). */
+	ptev_rsm,
+	/** A startup IPI (Event Trace). */
+	ptev_sipi,
+	/** An INIT (Event Trace). */
+	ptev_init,
+	/** A VM entry (Event Trace). */
+	ptev_vmentry,
+	/** A VM exit (Event Trace). */
+	ptev_vmexit,
+	/** A shutdown (Event Trace). */
+	ptev_shutdown,
+	/** A user interrupt (Event Trace). */
+	ptev_uintr,
+	/** A UIRET (Event Trace). */
+	ptev_uiret,
+#endif
+#if (LIBIPT_VERSION >= 0x202)
+	/** A trigger fired (TRIG). */
+	ptev_trig,
+	/** A software interrupt: INT n, INT3, INTO (Event Trace). */
+	ptev_swintr,
+	/** A SYSCALL (Event Trace). */
+	ptev_syscall,
+#endif
+};
+
+/** One event, as pt_qry_event() reports it. */
+struct pt_event {
+	/** What happened; selects the member of @variant. */
+	enum pt_event_type type;
+
+	/** The event's IP is not known: the ip field(s) of @variant that say
+	 * "not valid when ip_suppressed" must not be used. */
+	uint32_t ip_suppressed : 1;
+
+	/** The event only restates the state at a synchronization point (in
+	 * PSB+ or after an OVF); it is not a change of the traced program. */
+	uint32_t status_update : 1;
+
+	/** @tsc is valid: a TSC packet was seen since synchronization. */
+	uint32_t has_tsc : 1;
+
+	/** The estimated time-stamp counter when the event happened (valid
+	 * with @has_tsc). */
+	uint64_t tsc;
+
+	/** Timing packets that could not be used since the last TSC: a
+	 * measure of @tsc's precision (see pt_qry_time()). */
+	uint32_t lost_mtc;
+	uint32_t lost_cyc;
+
+	/** Reserved; zero. */
+	uint64_t reserved[2];
+
+	/** What the event says, by @type. */
+	union {
+		/** ptev_enabled. */
+		struct {
+			/** Where tracing starts. */
+			uint64_t ip;
+			/** Tracing resumes exactly where it was disabled
+			 * (the block and instruction-flow decoders set it). */
+			uint32_t resumed : 1;
+		} enabled;
+
+		/** ptev_disabled. */
+		struct {
+			/** The target of the branch that left the traced
+			 * region, if known (not with @ip_suppressed). */
+			uint64_t ip;
+		} disabled;
+
+		/** ptev_async_disabled. */
+		struct {
+			/** Where the asynchronous transfer happened. */
+			uint64_t at;
+			/** Its target (not with @ip_suppressed). */
+			uint64_t ip;
+		} async_disabled;
+
+		/** ptev_async_branch. */
+		struct {
+			/** Where the transfer happened. */
+			uint64_t from;
+			/** Its target (not with @ip_suppressed). */
+			uint64_t to;
+		} async_branch;
+
+		/** ptev_paging. */
+		struct {
+			/** The new CR3 (bits 4:0 clear). */
+			uint64_t cr3;
+			/** The processor is in VMX non-root operation. */
+			uint32_t non_root : 1;
+		} paging;
+
+		/** ptev_async_paging. */
+		struct {
+			/** The new CR3 (bits 4:0 clear). */
+			uint64_t cr3;
+			/** The processor is in VMX non-root operation. */
+			uint32_t non_root : 1;
+			/** Where the new CR3 takes effect. */
+			uint64_t ip;
+		} async_paging;
+
+		/** ptev_overflow. */
+		struct {
+			/** Where tracing goes on after the overflow; with
+			 * @ip_suppressed, the overflow ended while tracing
+			 * was off. */
+			uint64_t ip;
+		} overflow;
+
+		/** ptev_exec_mode. */
+		struct {
+			/** The new execution mode. */
+			enum pt_exec_mode mode;
+			/** Where it takes effect. */
+			uint64_t ip;
+		} exec_mode;
+
+		/** ptev_tsx. */
+		struct {
+			/** Where the state changed (not with
+			 * @ip_suppressed). */
+			uint64_t ip;
+			/** Execution is now transactional. */
+			uint32_t speculative : 1;
+			/** A transaction aborted. */
+			uint32_t aborted : 1;
+		} tsx;
+
+		/** ptev_vmcs. */
+		struct {
+			/** The new VMCS pointer (bits 11:0 clear). */
+			uint64_t base;
+		} vmcs;
+
+		/** ptev_async_vmcs. */
+		struct {
+			/** The new VMCS pointer (bits 11:0 clear). */
+			uint64_t base;
+			/** Where it takes effect. */
+			uint64_t ip;
+		} async_vmcs;
+
+		/** ptev_exstop. */
+		struct {
+			/** The instruction that did not complete (not with
+			 * @ip_suppressed). */
+			uint64_t ip;
+		} exstop;
+
+		/** ptev_mwait. */
+		struct {
+			/** The MWAIT instruction (not with @ip_suppressed). */
+			uint64_t ip;
+			/** EAX and ECX of the MWAIT. */
+			uint32_t hints;
+			uint32_t ext;
+		} mwait;
+
+		/** ptev_pwre. */
+		struct {
+			/** The thread C-state and sub-state entered. */
+			uint8_t state;
+			uint8_t sub_state;
+			/** Hardware initiated the entry. */
+			uint32_t hw : 1;
+		} pwre;
+
+		/** ptev_pwrx. */
+		struct {
+			/** The core C-state at wake-up and the deepest one
+			 * reached. */
+			uint8_t last;
+			uint8_t deepest;
+			/** Why it woke: an interrupt, a store to the
+			 * monitored address, an autonomous hardware
+			 * condition. */
+			uint32_t interrupt : 1;
+			uint32_t store : 1;
+			uint32_t autonomous : 1;
+		} pwrx;
+
+		/** ptev_ptwrite. */
+		struct {
+			/** The PTWRITE instruction (not with
+			 * @ip_suppressed). */
+			uint64_t ip;
+			/** The payload's size in bytes, and the payload. */
+			uint8_t size;
+			uint64_t payload;
+		} ptwrite;
+
+		/** ptev_tick. */
+		struct {
+			/** An instruction near the time (not with
+			 * @ip_suppressed). */
+			uint64_t ip;
+		} tick;
+
+		/** ptev_cbr. */
+		struct {
+			/** The new core:bus ratio. */
+			uint16_t ratio;
+		} cbr;
+
+		/** ptev_mnt. */
+		struct {
+			/** The packet's payload. */
+			uint64_t payload;
+		} mnt;
+
+#if (LIBIPT_VERSION >= 0x201)
+		/** ptev_tip. */
+		struct {
+			/** The branch target. */
+			uint64_t ip;
+		} tip;
+
+		/** ptev_tnt. */
+		struct {
+			/** Outcomes, oldest in bit @size - 1, 1 for taken. */
+			uint64_t bits;
+			/** The number of outcomes. */
+			uint8_t size;
+		} tnt;
+
+		/** ptev_iflags. */
+		struct {
+			/** The new RFLAGS.IF. */
+			uint32_t iflag : 1;
+			/** Where it applies (not with @ip_suppressed). */
+			uint64_t ip;
+		} iflags;
+
+		/** ptev_interrupt. */
+		struct {
+			/** @cr2 is valid. */
+			uint32_t has_cr2 : 1;
+			/** The vector. */
+			uint8_t vector;
+			/** The page-fault address. */
+			uint64_t cr2;
+			/** The faulting instruction, or the next one for a
+			 * trap (not with @ip_suppressed). */
+			uint64_t ip;
+		} interrupt;
+
+		/** ptev_iret. */
+		struct {
+			/** The IRET (not with @ip_suppressed). */
+			uint64_t ip;
+		} iret;
+
+		/** ptev_smi. */
+		struct {
+			/** The instruction at or before the SMI (not with
+			 * @ip_suppressed). */
+			uint64_t ip;
+		} smi;
+
+		/** ptev_rsm. */
+		struct {
+			/** The RSM (not with @ip_suppressed). */
+			uint64_t ip;
+		} rsm;
+
+		/** ptev_sipi. */
+		struct {
+			/** The SIPI vector. */
+			uint8_t vector;
+		} sipi;
+
+		/** ptev_init. */
+		struct {
+			/** The instruction (not with @ip_suppressed). */
+			uint64_t ip;
+		} init;
+
+		/** ptev_vmentry. */
+		struct {
+			/** The VM entry instruction (not with
+			 * @ip_suppressed). */
+			uint64_t ip;
+		} vmentry;
+
+		/** ptev_vmexit. */
+		struct {
+			/** Which of @vector, @vmxr and @vmxq are valid. */
+			uint32_t has_vector : 1;
+			uint32_t has_vmxr : 1;
+			uint32_t has_vmxq : 1;
+			/** The vector of the interrupt or exception that
+			 * caused the exit. */
+			uint8_t vector;
+			/** The exit reason and qualification. */
+			uint64_t vmxr;
+			uint64_t vmxq;
+			/** Where the exit happened (not with
+			 * @ip_suppressed). */
+			uint64_t ip;
+		} vmexit;
+
+		/** ptev_shutdown. */
+		struct {
+			/** The first instruction that did not complete (not
+			 * with @ip_suppressed). */
+			uint64_t ip;
+		} shutdown;
+
+		/** ptev_uintr. */
+		struct {
+			/** The user interrupt vector. */
+			uint8_t vector;
+			/** The instruction before which it was delivered
+			 * (not with @ip_suppressed). */
+			uint64_t ip;
+		} uintr;
+
+		/** ptev_uiret. */
+		struct {
+			/** The UIRET (not with @ip_suppressed). */
+			uint64_t ip;
+		} uiret;
+#endif
+#if (LIBIPT_VERSION >= 0x202)
+		/** ptev_trig. */
+		struct {
+			/** Which triggers fired (IA32_RTIT_TRIGGERx_CFG). */
+			uint8_t trbv;
+			/** Instructions after the anchor @ip. */
+			uint16_t icnt;
+			/** The anchor instruction; 0 means the last IP the
+			 * decoder reported (not with @ip_suppressed). */
+			uint64_t ip;
+			/** More triggers fired than are reported. */
+			uint32_t mult : 1;
+		} trig;
+
+		/** ptev_swintr. */
+		struct {
+			/** The vector. */
+			uint8_t vector;
+			/** The INT instruction (not with @ip_suppressed). */
+			uint64_t ip;
+		} swintr;
+
+		/** ptev_syscall. */
+		struct {
+			/** The SYSCALL (not with @ip_suppressed). */
+			uint64_t ip;
+		} syscall;
+#endif
+	} variant;
+};
+
+/* ------------------------------------------------------------------------ */
+/* 8. Query decoder                                                          */
+/* ------------------------------------------------------------------------ */
+
+/** Bits of the non-negative return value of the query functions. */
+enum pt_status_flag {
+	/** An event is waiting: call pt_qry_event() before the next branch
+	 * query. */
+	pts_event_pending = 1 << 0,
+
+	/** The IP of this result is not known (suppressed in the trace). */
+	pts_ip_suppressed = 1 << 1,
+
+	/** The trace ends after the pending results: no further branch or
+	 * event will follow. */
+	pts_eos = 1 << 2
+};
+
+/** A query decoder: answers "was this conditional branch taken?", "where
+ * did this indirect branch go?" and "what happened here?" for a program
+ * that follows the traced code itself (opaque). */
+struct pt_query_decoder;
+
+/** Allocate a query decoder for the trace in [config->begin, config->end).
+ *
+ * The configuration is copied; the trace buffer is not and must stay valid
+ * while the decoder is used.  Timing needs the timing fields of @config
+ * (cpuid_0x15_eax/ebx, mtc_freq, nom_freq); errata in @config->errata are
+ * worked around.  The decoder starts unsynchronized.  Returns NULL if
+ * @config is NULL or not valid, or if memory runs out. */
+extern pt_export struct pt_query_decoder *
+pt_qry_alloc_decoder(const struct pt_config *config);
+
+/** Free @decoder (NULL is allowed). */
+extern pt_export void pt_qry_free_decoder(struct pt_query_decoder *decoder);
+
+/** Synchronize onto the next PSB (the first one if not synchronized yet)
+ * and read its PSB+.
+ *
+ * Stores the IP at which tracing starts in @ip (if not NULL); when the PSB+
+ * has none, sets pts_ip_suppressed in the result and leaves @ip alone.
+ * Returns status flags (enum pt_status_flag) or: -pte_invalid for a NULL
+ * @decoder, -pte_eos if there is no further PSB, or a decode error of the
+ * PSB+ (-pte_bad_opc, -pte_bad_packet, -pte_bad_context). */
+extern pt_export int pt_qry_sync_forward(struct pt_query_decoder *decoder,
+                                         uint64_t *ip);
+
+/** Like pt_qry_sync_forward(), but synchronize onto the last PSB before the
+ * current position (the last one in the buffer if not synchronized yet). */
+extern pt_export int pt_qry_sync_backward(struct pt_query_decoder *decoder,
+                                          uint64_t *ip);
+
+/** Like pt_qry_sync_forward(), but start at the PSB at @offset.
+ *
+ * Returns -pte_eos if @offset is outside the buffer and -pte_nosync if no
+ * PSB starts there. */
+extern pt_export int pt_qry_sync_set(struct pt_query_decoder *decoder,
+                                     uint64_t *ip, uint64_t offset);
+
+/** Store the offset of the next packet the decoder will read in @offset.
+ *
+ * The decoder reads ahead of the results it has returned; use this for
+ * error messages.  Returns 0, -pte_invalid for a NULL argument, or
+ * -pte_nosync before synchronization. */
+extern pt_export int pt_qry_get_offset(const struct pt_query_decoder *decoder,
+                                       uint64_t *offset);
+
+/** Store the offset of the PSB the decoder last synchronized onto in
+ * @offset.  Returns 0, -pte_invalid, or -pte_nosync. */
+extern pt_export int
+pt_qry_get_sync_offset(const struct pt_query_decoder *decoder,
+                       uint64_t *offset);
+
+/** Return @decoder's copy of its configuration, or NULL for a NULL
+ * @decoder. */
+extern pt_export const struct pt_config *
+pt_qry_get_config(const struct pt_query_decoder *decoder);
+
+/** Answer the next conditional branch: store 1 in @taken if it was taken,
+ * 0 if not.
+ *
+ * TNT-8 and TNT-64 packets are one stream of outcomes.  Returns status
+ * flags or: -pte_invalid for a NULL argument, -pte_nosync before
+ * synchronization, -pte_bad_query if an event or an indirect branch comes
+ * first (the program is not where the trace is), -pte_eos at the end of the
+ * trace, or a decode error. */
+extern pt_export int pt_qry_cond_branch(struct pt_query_decoder *decoder,
+                                        int *taken);
+
+/** Answer the next indirect branch (or far transfer, or return that was not
+ * compressed): store its target in @ip.
+ *
+ * If the target is suppressed in the trace, @ip is left alone and
+ * pts_ip_suppressed is set in the result.  Returns status flags or: as
+ * pt_qry_cond_branch(); -pte_bad_query also when conditional branch outcomes
+ * are still pending. */
+extern pt_export int pt_qry_indirect_branch(struct pt_query_decoder *decoder,
+                                            uint64_t *ip);
+
+/** Return the next event in @event.
+ *
+ * Call it while the previous result had pts_event_pending set.  @size is
+ * sizeof(*event) as the caller knows it (at least the size of the fields
+ * before @variant); a larger structure is not written beyond ours.  The
+ * event carries the time at the packet it binds to.  Returns status flags
+ * or: -pte_invalid for a NULL argument or a too small @size, -pte_nosync
+ * before synchronization, -pte_bad_query if conditional branch outcomes
+ * are still pending or a branch comes before the next event, -pte_eos at the
+ * end of the trace, or a decode error. */
+extern pt_export int pt_qry_event(struct pt_query_decoder *decoder,
+                                  struct pt_event *event, size_t size);
+
+/** Store the time at the last result the decoder returned in @time and the
+ * counts of timing packets it could not use since the last TSC in
+ * @lost_mtc and @lost_cyc (either may be NULL).
+ *
+ * The decoder reads ahead of its results; this is the time before that
+ * read-ahead.  Returns 0, -pte_invalid if @decoder or @time is NULL, or
+ * -pte_no_time if there was no TSC packet since synchronization (@time is
+ * then the time relative to the first timing packet). */
+extern pt_export int pt_qry_time(struct pt_query_decoder *decoder,
+                                 uint64_t *time, uint32_t *lost_mtc,
+                                 uint32_t *lost_cyc);
+
+/** Store the core:bus ratio at the last result in @cbr.  Returns 0,
+ * -pte_invalid for a NULL argument, or -pte_no_cbr if there was no CBR
+ * packet since synchronization. */
+extern pt_export int pt_qry_core_bus_ratio(struct pt_query_decoder *decoder,
+                                           uint32_t *cbr);
 
 #ifdef __cplusplus
 }

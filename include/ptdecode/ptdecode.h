@@ -58,6 +58,16 @@ extern pt_export int ptd_pkt_next_batch(struct pt_packet_decoder *decoder,
  * value that is not a packet type. */
 extern pt_export const char *ptd_packet_type_name(enum pt_packet_type type);
 
+/** Allocate a query decoder (see pt_qry_alloc_decoder()) whose time engine
+ * uses the options in @tconfig, e.g. ptd_time_mode_libipt to reproduce
+ * libipt's pt_qry_time() and event times number for number.  @tconfig may
+ * be NULL for the defaults (the accurate estimator).  The query flag
+ * keep_tcal_on_ovf of @config is honoured either way.  Returns NULL if
+ * @config or @tconfig is not valid or if memory runs out. */
+extern pt_export struct pt_query_decoder *
+ptd_qry_alloc_decoder(const struct pt_config *config,
+                      const struct ptd_time_config *tconfig);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The event queue: events waiting for the packet they bind to.
+ *
+ * Some packets announce an event whose IP comes with a later packet: MODE.Exec
+ * and an async FUP wait for a TIP (or TIP.PGE/TIP.PGD), MODE.TSX, OVF and the
+ * IP-carrying EXSTOP, MWAIT and PTW for a FUP, and what a PSB+ restates for
+ * its PSBEND.  Each binding has a small fixed ring, so a hostile trace cannot
+ * make the decoder use more memory; a full ring is an error (-pte_nomem).
+ * Events that need no later packet use the single standalone slot. */
+#ifndef PTD_QRY_EVQ_H
+#define PTD_QRY_EVQ_H
+
+#include "ptdecode/intel-pt.h"
+
+#include <stdint.h>
+
+/* What an event waits for. */
+enum ptd_evb { ptd_evb_psbend, ptd_evb_tip, ptd_evb_fup, ptd_evb_max };
+
+/* The capacity of each ring. */
+#define PTD_EVQ_SIZE 8
+
+/* An event and whether it carries its time already. */
+struct ptd_evq_slot {
+	struct pt_event ev;
+	uint32_t stamped : 1;
+};
+
+struct ptd_evq {
+	struct ptd_evq_slot ring[ptd_evb_max][PTD_EVQ_SIZE];
+	uint8_t begin[ptd_evb_max];
+	uint8_t count[ptd_evb_max];
+	struct ptd_evq_slot standalone;
+};
+
+/* Empty all rings. */
+void ptd_evq_init(struct ptd_evq *evq);
+
+/* A zeroed standalone event. */
+struct ptd_evq_slot *ptd_evq_standalone(struct ptd_evq *evq);
+
+/* Append a zeroed event to @evb's ring; NULL if it is full. */
+struct ptd_evq_slot *ptd_evq_enqueue(struct ptd_evq *evq, enum ptd_evb evb);
+
+/* Take the oldest event of @evb's ring (valid until the next enqueue); NULL
+ * if there is none. */
+struct ptd_evq_slot *ptd_evq_dequeue(struct ptd_evq *evq, enum ptd_evb evb);
+
+/* Drop the events of @evb's ring. */
+void ptd_evq_clear(struct ptd_evq *evq, enum ptd_evb evb);
+
+/* Whether @evb's ring holds events. */
+static inline int ptd_evq_pending(const struct ptd_evq *evq, enum ptd_evb evb)
+{
+	return evq->count[evb] != 0;
+}
+
+/* The oldest event of type @type in @evb's ring, or NULL. */
+struct ptd_evq_slot *ptd_evq_find(struct ptd_evq *evq, enum ptd_evb evb,
+                                  enum pt_event_type type);
+
+#endif /* PTD_QRY_EVQ_H */

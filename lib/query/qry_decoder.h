@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The query decoder object, shared by the files of lib/query. */
+#ifndef PTD_QRY_DECODER_H
+#define PTD_QRY_DECODER_H
+
+#include "ptdecode/intel-pt.h"
+
+#include "evq.h"
+#include "last_ip.h"
+#include "packet/pkt_decode.h"
+#include "time/time.h"
+#include "tnt_cache.h"
+
+/* What a packet means to the query decoder. */
+enum ptd_qf {
+	ptd_qf_tip = 1 << 0,    /* TIP */
+	ptd_qf_tnt = 1 << 1,    /* TNT-8, TNT-64 */
+	ptd_qf_event = 1 << 2,  /* always an event (maybe deferred) */
+	ptd_qf_psbend = 1 << 3, /* ends PSB+ (PSBEND, OVF) */
+	ptd_qf_fup = 1 << 4     /* FUP */
+};
+
+/* The time state at the last result (pt_qry_time()). */
+struct ptd_qry_time {
+	uint64_t tsc;
+	uint32_t lost_mtc, lost_cyc;
+	uint32_t cbr;
+	int tsc_status, cbr_status;
+};
+
+struct pt_query_decoder {
+	/* Our copy of the user's configuration. */
+	struct pt_config config;
+
+	/* The next packet to process and the last synchronization point;
+	 * NULL while not synchronized. */
+	const uint8_t *pos;
+	const uint8_t *sync;
+	/* The packet decoder's state at @pos. */
+	struct ptd_pkt_state pstate;
+
+	/* The packet at @pos, decoded (with @have_next): its size in the
+	 * trace, its ptd_qf flags and the packet decoder's state after it.
+	 * @next_err is a decode error to report when it is processed (a
+	 * packet the end of the buffer cuts off); without @have_next it is
+	 * the error that fetching it gave. */
+	struct pt_packet next;
+	int next_size;
+	int next_err;
+	unsigned next_flags;
+	struct ptd_pkt_state next_pstate;
+	uint32_t have_next : 1;
+
+	/* Tracing is enabled (PacketEn), as far as the decoder knows. */
+	uint32_t enabled : 1;
+	/* The packet at @pos must be kept until its events are reported. */
+	uint32_t consume_packet : 1;
+
+	struct ptd_last_ip ip;
+	struct ptd_tnt_cache tnt;
+	struct ptd_evq evq;
+
+	/* The event the last packet produced, or NULL. */
+	struct ptd_evq_slot *event;
+
+	/* The time engine, and its state at the last result. */
+	struct ptd_time time;
+	struct ptd_qry_time last_time;
+};
+
+/* Decode the packet at decoder->pos into decoder->next. */
+int ptd_qry_fetch(struct pt_query_decoder *decoder);
+
+/* Apply decoder->next to the time engine and move past it. */
+void ptd_qry_consume(struct pt_query_decoder *decoder);
+
+/* Stamp @slot with the current time. */
+void ptd_qry_stamp(struct pt_query_decoder *decoder, struct ptd_evq_slot *slot);
+
+/* Reset the decoder's state, but not the time (after OVF). */
+void ptd_qry_reset_state(struct pt_query_decoder *decoder);
+
+/* Handle an OVF at decoder->pos (ovf.c). */
+int ptd_qry_decode_ovf(struct pt_query_decoder *decoder);
+
+/* Publish the next PSB+ event, if any: returns 1 if one was published. */
+int ptd_qry_pending_psb_event(struct pt_query_decoder *decoder);
+
+/* Publish a standalone overflow event with tracing disabled. */
+int ptd_qry_ovf_disabled(struct pt_query_decoder *decoder);
+
+/* Look for a FUP in the PSB+ whose PSB was just read by @pkt's walk
+ * (ovf.c); see there. */
+
+/* A walk over the packets ahead of the decoder that does not move it. */
+struct ptd_qry_walk {
+	const struct pt_config *config;
+	const uint8_t *pos;
+	struct ptd_pkt_state pstate;
+};
+
+/* Decode the packet at @walk and move past it.  @offset gets the packet's
+ * offset; @ahead (if not NULL) where the trace goes on, for the time engine.
+ * Returns the bytes consumed or a negative error code. */
+int ptd_qry_walk_next(struct ptd_qry_walk *walk, struct pt_packet *packet,
+                      uint64_t *offset, struct ptd_time_ahead *ahead);
+
+#endif /* PTD_QRY_DECODER_H */
