@@ -22,7 +22,7 @@ struct ptd_evq_slot *ptd_evq_enqueue(struct ptd_evq *evq, enum ptd_evb evb)
 {
 	struct ptd_evq_slot *slot;
 
-	if (evq->count[evb] >= PTD_EVQ_SIZE)
+	if (evq->count[evb] >= PTD_EVQ_SIZE - 2)
 		return NULL;
 	slot = &evq->ring[evb]
 	                 [(evq->begin[evb] + evq->count[evb]) % PTD_EVQ_SIZE];

@@ -17,7 +17,9 @@
 /* What an event waits for. */
 enum ptd_evb { ptd_evb_psbend, ptd_evb_tip, ptd_evb_fup, ptd_evb_max };
 
-/* The capacity of each ring. */
+/* The size of each ring.  It holds two events less: the slot of the event
+ * dequeued last stays intact while it is reported, and the capacity is
+ * libipt's (a trace that overflows it gets -pte_nomem from both). */
 #define PTD_EVQ_SIZE 8
 
 /* An event and whether it carries its time already. */

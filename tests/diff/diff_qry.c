@@ -1,0 +1,950 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Differential test of the query decoder against libipt 2.0.5's.
+ *
+ * A generator writes random traces that are valid at the query level: PSB+
+ * with FUP, MODE and PIP/VMCS, TIP.PGE, TNT-8/TNT-64, TIPs with every IP
+ * compression, FUP+TIP asynchronous branches (with PIP, VMCS and MODE.Exec
+ * in flight), TIP.PGD and FUP+TIP.PGD, MODE.TSX, OVF with and without FUP,
+ * PTWRITE, EXSTOP, MWAIT, PWRE/PWRX, MNT, STOP and the timing packets (TSC,
+ * TMA, MTC, CYC, CBR) with a plausible clock.  A driver that knows nothing of
+ * the program queries both decoders the same way (an event while one is
+ * pending, else a conditional branch, else an indirect branch; on an error,
+ * sync forward) and records every result: return values, flags, taken bits,
+ * IPs, events with all fields, pt_qry_time() and the offset.  The records
+ * must be equal.  Our decoder runs with the libipt time estimator
+ * (ptd_qry_alloc_decoder with ptd_time_mode_libipt), so that times compare
+ * number for number; the one documented difference is that we stamp every
+ * event with its time where libipt 2.0.5 leaves has_tsc clear (EXSTOP,
+ * MWAIT, PWRE, PWRX, PTWRITE, and VMCS bound to an asynchronous branch):
+ * for those, times are compared only where libipt gives one.
+ *
+ * Usage: diff_qry [--seed N] [--traces N] [--kb N] [-v]
+ * Exit status: 0 pass, 1 failure, 77 libipt.so.2 not loadable (skip). */
+#include "ptdecode/ptdecode.h"
+
+#include "libipt_dl.h"
+#include "pktgen.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PTD_EXIT_SKIP 77
+
+/* ----------------------------------------------------------------------- */
+/* The generator                                                            */
+/* ----------------------------------------------------------------------- */
+
+struct gen {
+	struct ptd_rng rng;
+	struct pt_encoder *enc;
+	const struct pt_config *config;
+	int err;
+	/* Tracing is on; an IP is known (for compressed IPs). */
+	int enabled;
+	uint64_t last_ip;
+	/* The clock. */
+	uint64_t tsc;
+	uint64_t ctc;
+	int have_tsc;
+};
+
+static unsigned below(struct gen *g, unsigned n)
+{
+	return (unsigned)ptd_rng_below(&g->rng, n);
+}
+
+static void emit(struct gen *g, const struct pt_packet *pkt)
+{
+	if (g->err)
+		return;
+	if (pt_enc_next(g->enc, pkt) < 0)
+		g->err = 1;
+}
+
+static void emit_type(struct gen *g, enum pt_packet_type type)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = type;
+	emit(g, &pkt);
+}
+
+static uint64_t random_ip(struct gen *g)
+{
+	static const uint64_t bases[] = {UINT64_C(0x400000),
+	                                 UINT64_C(0x7fff12340000),
+	                                 UINT64_C(0xffffffff81000000)};
+	uint64_t base = bases[below(g, 3)];
+
+	switch (below(g, 4)) {
+	case 0:
+		return (g->last_ip & ~UINT64_C(0xffff)) | below(g, 0x10000);
+	case 1:
+		return (g->last_ip & ~UINT64_C(0xffffffff)) |
+		       (ptd_rng_next(&g->rng) & 0xffffffff);
+	default:
+		return base + (ptd_rng_next(&g->rng) & 0xfffff);
+	}
+}
+
+/* An IP packet to @ip with a compression that reaches it from last_ip. */
+static void emit_ip(struct gen *g, enum pt_packet_type type, uint64_t ip,
+                    int allow_suppressed)
+{
+	struct pt_packet pkt;
+	uint64_t hi = g->last_ip ^ ip;
+	unsigned choice;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = type;
+	choice = below(g, 6);
+	if (allow_suppressed && choice == 0) {
+		pkt.payload.ip.ipc = pt_ipc_suppressed;
+		emit(g, &pkt);
+		return;
+	}
+	if (choice <= 2 && !(hi >> 16))
+		pkt.payload.ip.ipc = pt_ipc_update_16;
+	else if (choice <= 3 && !(hi >> 32))
+		pkt.payload.ip.ipc = pt_ipc_update_32;
+	else if (choice == 4 && !(hi >> 48))
+		pkt.payload.ip.ipc = pt_ipc_update_48;
+	else if (choice == 5 &&
+	         ((ip >> 47) == 0 || (ip >> 47) == UINT64_C(0x1ffff)))
+		pkt.payload.ip.ipc = pt_ipc_sext_48;
+	else
+		pkt.payload.ip.ipc = pt_ipc_full;
+	pkt.payload.ip.ip = ip;
+	if (pkt.payload.ip.ipc == pt_ipc_sext_48 ||
+	    pkt.payload.ip.ipc == pt_ipc_update_48)
+		pkt.payload.ip.ip &= UINT64_C(0xffffffffffff);
+	emit(g, &pkt);
+	g->last_ip = ip;
+}
+
+static void emit_tsc(struct gen *g)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	g->tsc += 1000 + below(g, 100000);
+	pkt.type = ppt_tsc;
+	pkt.payload.tsc.tsc = g->tsc & ((UINT64_C(1) << 56) - 1);
+	emit(g, &pkt);
+	g->have_tsc = 1;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_tma;
+	pkt.payload.tma.ctc = (uint16_t)g->ctc;
+	pkt.payload.tma.fc = (uint16_t)below(g, 512);
+	emit(g, &pkt);
+}
+
+/* Some timing packets. */
+static void emit_timing(struct gen *g)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	switch (below(g, 10)) {
+	case 0:
+	case 1:
+	case 2:
+		g->ctc += UINT64_C(1) << g->config->mtc_freq;
+		g->ctc &= ~((UINT64_C(1) << g->config->mtc_freq) - 1);
+		pkt.type = ppt_mtc;
+		pkt.payload.mtc.ctc = (uint8_t)(g->ctc >> g->config->mtc_freq);
+		emit(g, &pkt);
+		break;
+	case 3:
+	case 4:
+	case 5:
+		pkt.type = ppt_cyc;
+		pkt.payload.cyc.value = 1 + below(g, 300);
+		emit(g, &pkt);
+		break;
+	case 6:
+		emit_tsc(g);
+		break;
+	case 7:
+		pkt.type = ppt_cbr;
+		pkt.payload.cbr.ratio = (uint8_t)(8 + below(g, 30));
+		emit(g, &pkt);
+		break;
+	default:
+		emit_type(g, ppt_pad);
+		break;
+	}
+}
+
+static void maybe_timing(struct gen *g)
+{
+	while (below(g, 3) == 0)
+		emit_timing(g);
+}
+
+static void emit_mode_exec(struct gen *g)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_mode;
+	pkt.payload.mode.leaf = pt_mol_exec;
+	pkt.payload.mode.bits.exec =
+	        pt_set_exec_mode((enum pt_exec_mode)(1 + below(g, 3)));
+	emit(g, &pkt);
+}
+
+static void emit_pip(struct gen *g)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_pip;
+	pkt.payload.pip.cr3 = (ptd_rng_next(&g->rng) & UINT64_C(0xffffffffff))
+	                      << 5;
+	pkt.payload.pip.nr = below(g, 2);
+	emit(g, &pkt);
+}
+
+static void emit_vmcs(struct gen *g)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_vmcs;
+	pkt.payload.vmcs.base = (ptd_rng_next(&g->rng) & UINT64_C(0xfffffff))
+	                        << 12;
+	emit(g, &pkt);
+}
+
+static void emit_tsx(struct gen *g)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_mode;
+	pkt.payload.mode.leaf = pt_mol_tsx;
+	switch (below(g, 3)) {
+	case 0:
+		pkt.payload.mode.bits.tsx.intx = 1;
+		break;
+	case 1:
+		pkt.payload.mode.bits.tsx.abrt = 1;
+		break;
+	default:
+		break;
+	}
+	emit(g, &pkt);
+}
+
+static void emit_psb(struct gen *g)
+{
+	emit_type(g, ppt_psb);
+	if (below(g, 4))
+		emit_tsc(g);
+	if (below(g, 2)) {
+		struct pt_packet pkt;
+
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.type = ppt_cbr;
+		pkt.payload.cbr.ratio = (uint8_t)(8 + below(g, 30));
+		emit(g, &pkt);
+	}
+	emit_mode_exec(g);
+	if (below(g, 2))
+		emit_pip(g);
+	if (!below(g, 4))
+		emit_vmcs(g);
+	if (!below(g, 8))
+		emit_tsx(g);
+	if (g->enabled) {
+		struct pt_packet pkt;
+
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.type = ppt_fup;
+		pkt.payload.ip.ipc = pt_ipc_full;
+		pkt.payload.ip.ip = g->last_ip;
+		emit(g, &pkt);
+	}
+	emit_type(g, ppt_psbend);
+}
+
+static void emit_tnt(struct gen *g)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	if (below(g, 4)) {
+		pkt.type = ppt_tnt_8;
+		pkt.payload.tnt.bit_size = (uint8_t)(1 + below(g, 6));
+	} else {
+		pkt.type = ppt_tnt_64;
+		pkt.payload.tnt.bit_size = (uint8_t)(1 + below(g, 47));
+	}
+	pkt.payload.tnt.payload =
+	        ptd_rng_next(&g->rng) &
+	        ((UINT64_C(1) << pkt.payload.tnt.bit_size) - 1);
+	emit(g, &pkt);
+}
+
+/* One step of the program while tracing is on. */
+static void step_enabled(struct gen *g)
+{
+	struct pt_packet pkt;
+	unsigned k = below(g, 100);
+
+	memset(&pkt, 0, sizeof(pkt));
+	if (k < 35) {
+		emit_tnt(g);
+	} else if (k < 50) {
+		emit_ip(g, ppt_tip, random_ip(g), 1);
+	} else if (k < 58) {
+		/* An asynchronous branch, maybe with a paging/VMCS/mode
+		 * change. */
+		emit_ip(g, ppt_fup, random_ip(g), 0);
+		maybe_timing(g);
+		if (!below(g, 3)) {
+			if (!below(g, 3))
+				emit_vmcs(g);
+			emit_pip(g);
+		}
+		if (!below(g, 3))
+			emit_mode_exec(g);
+		maybe_timing(g);
+		if (below(g, 6)) {
+			emit_ip(g, ppt_tip, random_ip(g), 1);
+		} else {
+			emit_ip(g, ppt_tip_pgd, random_ip(g), 1);
+			g->enabled = 0;
+		}
+	} else if (k < 62) {
+		emit_mode_exec(g);
+		emit_ip(g, ppt_tip, random_ip(g), 0);
+	} else if (k < 65) {
+		emit_pip(g);
+	} else if (k < 66) {
+		emit_vmcs(g);
+	} else if (k < 70) {
+		emit_ip(g, ppt_tip_pgd, random_ip(g), 1);
+		g->enabled = 0;
+	} else if (k < 72) {
+		emit_tsx(g);
+		emit_ip(g, ppt_fup, random_ip(g), 0);
+	} else if (k < 74) {
+		pkt.type = ppt_ptw;
+		pkt.payload.ptw.plc = (uint8_t)below(g, 2);
+		pkt.payload.ptw.payload = ptd_rng_next(&g->rng);
+		if (!pkt.payload.ptw.plc)
+			pkt.payload.ptw.payload &= 0xffffffff;
+		pkt.payload.ptw.ip = below(g, 2);
+		emit(g, &pkt);
+		if (pkt.payload.ptw.ip)
+			emit_ip(g, ppt_fup, random_ip(g), 0);
+	} else if (k < 75) {
+		pkt.type = ppt_mwait;
+		pkt.payload.mwait.hints = below(g, 256);
+		pkt.payload.mwait.ext = below(g, 2);
+		emit(g, &pkt);
+		emit_ip(g, ppt_fup, random_ip(g), 0);
+	} else if (k < 76) {
+		pkt.type = ppt_pwre;
+		pkt.payload.pwre.state = (uint8_t)below(g, 16);
+		pkt.payload.pwre.sub_state = (uint8_t)below(g, 16);
+		pkt.payload.pwre.hw = below(g, 2);
+		emit(g, &pkt);
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.type = ppt_exstop;
+		pkt.payload.exstop.ip = below(g, 2);
+		emit(g, &pkt);
+		if (pkt.payload.exstop.ip)
+			emit_ip(g, ppt_fup, random_ip(g), 0);
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.type = ppt_pwrx;
+		pkt.payload.pwrx.last = (uint8_t)below(g, 16);
+		pkt.payload.pwrx.deepest = (uint8_t)below(g, 16);
+		pkt.payload.pwrx.interrupt = below(g, 2);
+		emit(g, &pkt);
+	} else if (k < 77) {
+		pkt.type = ppt_mnt;
+		pkt.payload.mnt.payload = ptd_rng_next(&g->rng);
+		emit(g, &pkt);
+	} else if (k < 79) {
+		/* An overflow. */
+		const struct pt_errata *errata = &g->config->errata;
+		unsigned e = below(g, 8);
+
+		emit_type(g, ppt_ovf);
+		maybe_timing(g);
+		if (e == 0 && errata->apl11) {
+			/* APL11: a TIP.PGD after the OVF. */
+			emit_ip(g, ppt_tip_pgd, random_ip(g), 1);
+			g->enabled = 0;
+		} else if (e == 1 && errata->apl12) {
+			/* APL12: a FUP although tracing is off. */
+			emit_ip(g, ppt_fup, random_ip(g), 0);
+			g->enabled = 0;
+		} else if (e == 2 && errata->skd010) {
+			/* SKD010: the FUP is missing. */
+			emit_ip(g, ppt_tip, random_ip(g), 0);
+		} else if (below(g, 2)) {
+			emit_ip(g, ppt_fup, random_ip(g), 0);
+		} else {
+			g->enabled = 0;
+		}
+	} else if (k < 81) {
+		emit_psb(g);
+	} else {
+		emit_timing(g);
+	}
+}
+
+/* One step while tracing is off. */
+static void step_disabled(struct gen *g)
+{
+	struct pt_packet pkt;
+	unsigned k = below(g, 100);
+
+	memset(&pkt, 0, sizeof(pkt));
+	if (k < 30) {
+		if (below(g, 2))
+			emit_mode_exec(g);
+		maybe_timing(g);
+		emit_ip(g, ppt_tip_pge, random_ip(g), 0);
+		g->enabled = 1;
+	} else if (k < 40) {
+		emit_pip(g);
+	} else if (k < 45) {
+		emit_vmcs(g);
+	} else if (k < 50) {
+		emit_tsx(g);
+	} else if (k < 55) {
+		emit_psb(g);
+	} else if (k < 58) {
+		emit_type(g, ppt_ovf);
+	} else if (k < 60) {
+		emit_type(g, ppt_stop);
+	} else {
+		emit_timing(g);
+	}
+}
+
+/* Write a trace into @config's buffer; returns its size. */
+static size_t generate(const struct pt_config *config, uint64_t seed)
+{
+	struct gen g;
+	uint64_t offset = 0;
+	size_t limit = (size_t)(config->end - config->begin) - 256;
+
+	memset(&g, 0, sizeof(g));
+	ptd_rng_seed(&g.rng, seed);
+	g.config = config;
+	g.enc = pt_alloc_encoder(config);
+	if (!g.enc)
+		return 0;
+	g.enabled = 1;
+	g.last_ip = UINT64_C(0x400000);
+	g.tsc = UINT64_C(0x100000000) + below(&g, 1000000);
+	emit_psb(&g);
+	for (;;) {
+		if (pt_enc_get_offset(g.enc, &offset) < 0 || offset >= limit ||
+		    g.err)
+			break;
+		if (g.enabled)
+			step_enabled(&g);
+		else
+			step_disabled(&g);
+	}
+	(void)pt_enc_get_offset(g.enc, &offset);
+	pt_free_encoder(g.enc);
+	return (size_t)offset;
+}
+
+/* ----------------------------------------------------------------------- */
+/* The driver                                                               */
+/* ----------------------------------------------------------------------- */
+
+enum rec_kind { rec_sync, rec_cond, rec_indirect, rec_event };
+
+struct rec {
+	enum rec_kind kind;
+	int status;
+	uint64_t value;
+	struct pt_event ev;
+	int time_status;
+	uint64_t tsc;
+	uint32_t lost_mtc, lost_cyc;
+	uint64_t offset;
+};
+
+struct log {
+	struct rec *recs;
+	size_t n, cap;
+};
+
+static struct rec *log_add(struct log *log)
+{
+	if (log->n == log->cap) {
+		size_t cap = log->cap ? 2 * log->cap : 4096;
+		struct rec *recs = realloc(log->recs, cap * sizeof(*recs));
+
+		if (!recs)
+			return NULL;
+		log->recs = recs;
+		log->cap = cap;
+	}
+	memset(&log->recs[log->n], 0, sizeof(log->recs[0]));
+	return &log->recs[log->n++];
+}
+
+/* The operations of one decoder. */
+struct ops {
+	void *dec;
+	int (*sync_forward)(void *dec, uint64_t *ip);
+	int (*cond)(void *dec, int *taken);
+	int (*indirect)(void *dec, uint64_t *ip);
+	int (*event)(void *dec, struct pt_event *ev);
+	int (*time)(void *dec, uint64_t *tsc, uint32_t *mtc, uint32_t *cyc);
+	int (*offset)(void *dec, uint64_t *offset);
+};
+
+static const struct ptd_libipt *g_ipt;
+
+static int ipt_sync(void *d, uint64_t *ip)
+{
+	return g_ipt->qry_sync_forward(d, ip);
+}
+static int ipt_cond(void *d, int *t)
+{
+	return g_ipt->qry_cond_branch(d, t);
+}
+static int ipt_ind(void *d, uint64_t *ip)
+{
+	return g_ipt->qry_indirect_branch(d, ip);
+}
+static int ipt_event(void *d, struct pt_event *ev)
+{
+	struct ptd_ipt_event iev;
+	size_t n = sizeof(iev) < sizeof(*ev) ? sizeof(iev) : sizeof(*ev);
+	int status;
+
+	memset(&iev, 0, sizeof(iev));
+	status = g_ipt->qry_event(d, &iev, sizeof(iev));
+	memset(ev, 0, sizeof(*ev));
+	memcpy(ev, &iev, n);
+	return status;
+}
+static int ipt_time(void *d, uint64_t *t, uint32_t *m, uint32_t *c)
+{
+	return g_ipt->qry_time(d, t, m, c);
+}
+static int ipt_offset(void *d, uint64_t *o)
+{
+	return g_ipt->qry_get_offset(d, o);
+}
+
+static int our_sync(void *d, uint64_t *ip)
+{
+	return pt_qry_sync_forward(d, ip);
+}
+static int our_cond(void *d, int *t)
+{
+	return pt_qry_cond_branch(d, t);
+}
+static int our_ind(void *d, uint64_t *ip)
+{
+	return pt_qry_indirect_branch(d, ip);
+}
+static int our_event(void *d, struct pt_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	return pt_qry_event(d, ev, sizeof(*ev));
+}
+static int our_time(void *d, uint64_t *t, uint32_t *m, uint32_t *c)
+{
+	return pt_qry_time(d, t, m, c);
+}
+static int our_offset(void *d, uint64_t *o)
+{
+	return pt_qry_get_offset(d, o);
+}
+
+static int drive(const struct ops *ops, struct log *log, size_t max)
+{
+	int status = -pte_nosync;
+
+	while (log->n < max) {
+		struct rec *r;
+
+		if (status < 0) {
+			uint64_t ip = 0;
+
+			status = ops->sync_forward(ops->dec, &ip);
+			if (status == -pte_eos)
+				return 0;
+			r = log_add(log);
+			if (!r)
+				return -1;
+			r->kind = rec_sync;
+			r->status = status;
+			r->value =
+			        (status >= 0 && !(status & pts_ip_suppressed))
+			                ? ip
+			                : 0;
+		} else if (status & pts_event_pending) {
+			r = log_add(log);
+			if (!r)
+				return -1;
+			r->kind = rec_event;
+			status = ops->event(ops->dec, &r->ev);
+			r->status = status;
+		} else if (status & pts_eos) {
+			status = -pte_eos;
+			continue;
+		} else {
+			int taken = 0;
+
+			r = log_add(log);
+			if (!r)
+				return -1;
+			r->kind = rec_cond;
+			status = ops->cond(ops->dec, &taken);
+			if (status == -pte_bad_query) {
+				uint64_t ip = 0;
+
+				r->kind = rec_indirect;
+				status = ops->indirect(ops->dec, &ip);
+				r->value = (status >= 0 &&
+				            !(status & pts_ip_suppressed))
+				                   ? ip
+				                   : 0;
+			} else {
+				r->value = (uint64_t)taken;
+			}
+			r->status = status;
+		}
+		r->time_status = ops->time(ops->dec, &r->tsc, &r->lost_mtc,
+		                           &r->lost_cyc);
+		(void)ops->offset(ops->dec, &r->offset);
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------------------- */
+/* Comparison                                                               */
+/* ----------------------------------------------------------------------- */
+
+/* The IP-like fields of @ev that are valid, by type, into @out; returns
+ * how many. */
+static int event_fields(const struct pt_event *ev, uint64_t *out)
+{
+	int n = 0;
+	int ip = !ev->ip_suppressed;
+
+	switch (ev->type) {
+	case ptev_enabled:
+		out[n++] = ev->variant.enabled.ip;
+		break;
+	case ptev_disabled:
+		if (ip)
+			out[n++] = ev->variant.disabled.ip;
+		break;
+	case ptev_async_disabled:
+		out[n++] = ev->variant.async_disabled.at;
+		if (ip)
+			out[n++] = ev->variant.async_disabled.ip;
+		break;
+	case ptev_async_branch:
+		out[n++] = ev->variant.async_branch.from;
+		if (ip)
+			out[n++] = ev->variant.async_branch.to;
+		break;
+	case ptev_paging:
+		out[n++] = ev->variant.paging.cr3;
+		out[n++] = ev->variant.paging.non_root;
+		break;
+	case ptev_async_paging:
+		out[n++] = ev->variant.async_paging.cr3;
+		out[n++] = ev->variant.async_paging.non_root;
+		if (ip)
+			out[n++] = ev->variant.async_paging.ip;
+		break;
+	case ptev_overflow:
+		if (ip)
+			out[n++] = ev->variant.overflow.ip;
+		break;
+	case ptev_exec_mode:
+		out[n++] = ev->variant.exec_mode.mode;
+		if (ip)
+			out[n++] = ev->variant.exec_mode.ip;
+		break;
+	case ptev_tsx:
+		out[n++] = ev->variant.tsx.speculative;
+		out[n++] = ev->variant.tsx.aborted;
+		if (ip)
+			out[n++] = ev->variant.tsx.ip;
+		break;
+	case ptev_vmcs:
+		out[n++] = ev->variant.vmcs.base;
+		break;
+	case ptev_async_vmcs:
+		out[n++] = ev->variant.async_vmcs.base;
+		if (ip)
+			out[n++] = ev->variant.async_vmcs.ip;
+		break;
+	case ptev_exstop:
+		if (ip)
+			out[n++] = ev->variant.exstop.ip;
+		break;
+	case ptev_mwait:
+		out[n++] = ev->variant.mwait.hints;
+		out[n++] = ev->variant.mwait.ext;
+		if (ip)
+			out[n++] = ev->variant.mwait.ip;
+		break;
+	case ptev_pwre:
+		out[n++] = ev->variant.pwre.state;
+		out[n++] = ev->variant.pwre.sub_state;
+		/* Not hw: the packet layers read it from different bits
+		 * (docs/compatibility.md). */
+		break;
+	case ptev_pwrx:
+		out[n++] = ev->variant.pwrx.last;
+		out[n++] = ev->variant.pwrx.deepest;
+		out[n++] = ev->variant.pwrx.interrupt;
+		out[n++] = ev->variant.pwrx.store;
+		out[n++] = ev->variant.pwrx.autonomous;
+		break;
+	case ptev_ptwrite:
+		out[n++] = ev->variant.ptwrite.size;
+		out[n++] = ev->variant.ptwrite.payload;
+		if (ip)
+			out[n++] = ev->variant.ptwrite.ip;
+		break;
+	case ptev_cbr:
+		out[n++] = ev->variant.cbr.ratio;
+		break;
+	case ptev_mnt:
+		out[n++] = ev->variant.mnt.payload;
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+/* Events libipt 2.0.5 leaves without a time. */
+static int libipt_unstamped(enum pt_event_type type)
+{
+	switch (type) {
+	case ptev_exstop:
+	case ptev_mwait:
+	case ptev_pwre:
+	case ptev_pwrx:
+	case ptev_ptwrite:
+	case ptev_async_vmcs:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int same_event(const struct pt_event *a, const struct pt_event *b)
+{
+	uint64_t fa[8], fb[8];
+	int na, nb;
+
+	if (a->type != b->type || a->ip_suppressed != b->ip_suppressed ||
+	    a->status_update != b->status_update)
+		return 0;
+	if (!(libipt_unstamped(a->type) && !a->has_tsc)) {
+		if (a->has_tsc != b->has_tsc || a->tsc != b->tsc ||
+		    a->lost_mtc != b->lost_mtc || a->lost_cyc != b->lost_cyc)
+			return 0;
+	}
+	na = event_fields(a, fa);
+	nb = event_fields(b, fb);
+	return na == nb && !memcmp(fa, fb, (size_t)na * sizeof(fa[0]));
+}
+
+static const char *kind_name(enum rec_kind k)
+{
+	static const char *const names[] = {"sync", "cond", "indirect",
+	                                    "event"};
+	return names[k];
+}
+
+static void print_rec(const char *who, const struct rec *r)
+{
+	fprintf(stderr,
+	        "  %-7s %-8s status %d value %" PRIx64 " time %d %" PRIx64
+	        " mtc %u cyc %u off %" PRIx64,
+	        who, kind_name(r->kind), r->status, r->value, r->time_status,
+	        r->tsc, r->lost_mtc, r->lost_cyc, r->offset);
+	if (r->kind == rec_event && r->status >= 0) {
+		uint64_t f[8];
+		int n = event_fields(&r->ev, f);
+
+		fprintf(stderr, " ev %d sup %u su %u has_tsc %u tsc %" PRIx64,
+		        r->ev.type, r->ev.ip_suppressed, r->ev.status_update,
+		        r->ev.has_tsc, r->ev.tsc);
+		for (int i = 0; i < n; ++i)
+			fprintf(stderr, " %" PRIx64, f[i]);
+	}
+	fprintf(stderr, "\n");
+}
+
+static int same_rec(const struct rec *a, const struct rec *b)
+{
+	if (a->kind != b->kind || a->status != b->status ||
+	    a->value != b->value || a->offset != b->offset)
+		return 0;
+	if (a->time_status != b->time_status || a->tsc != b->tsc ||
+	    a->lost_mtc != b->lost_mtc || a->lost_cyc != b->lost_cyc)
+		return 0;
+	if (a->kind == rec_event && a->status >= 0)
+		return same_event(&a->ev, &b->ev);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct ptd_libipt ipt;
+	uint64_t seed = 1;
+	unsigned traces = 50, kb = 256;
+	int verbose = 0, failures = 0;
+	uint64_t total_recs = 0, total_bytes = 0, counts[4] = {0};
+	char msg[256];
+	uint8_t *buf;
+
+	for (int i = 1; i < argc; ++i) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--traces") && i + 1 < argc)
+			traces = (unsigned)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--kb") && i + 1 < argc)
+			kb = (unsigned)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else {
+			fprintf(stderr,
+			        "usage: diff_qry [--seed N] [--traces N] "
+			        "[--kb N] [-v]\n");
+			return 2;
+		}
+	}
+	if (ptd_libipt_open(&ipt, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "diff_qry: skipped: %s\n", msg);
+		return PTD_EXIT_SKIP;
+	}
+	g_ipt = &ipt;
+	buf = malloc((size_t)kb * 1024);
+	if (!buf)
+		return 1;
+
+	for (unsigned t = 0; t < traces && failures < 3; ++t) {
+		struct pt_config config;
+		struct ptd_time_config tconfig;
+		struct log la = {0}, lb = {0};
+		struct ops a, b;
+		size_t size, max = 20u * 1000 * 1000;
+		struct ptd_rng rng;
+
+		ptd_rng_seed(&rng, seed * 1000003u + t);
+		pt_config_init(&config);
+		config.begin = buf;
+		config.end = buf + (size_t)kb * 1024;
+		config.cpuid_0x15_eax = 1 + (uint32_t)ptd_rng_below(&rng, 3);
+		config.cpuid_0x15_ebx =
+		        config.cpuid_0x15_eax *
+		        (1 + (uint32_t)ptd_rng_below(&rng, 100));
+		config.mtc_freq = (uint8_t)ptd_rng_below(&rng, 10);
+		config.nom_freq = (uint8_t)(ptd_rng_below(&rng, 2) ? 24 : 0);
+		/* The errata of this layer change how OVF and PSB+ are read;
+		 * on valid traces the results must not change. */
+		config.errata.bdm70 = ptd_rng_below(&rng, 2) ? 1 : 0;
+		config.errata.skd010 = ptd_rng_below(&rng, 2) ? 1 : 0;
+		config.errata.apl11 = ptd_rng_below(&rng, 2) ? 1 : 0;
+		config.errata.apl12 = ptd_rng_below(&rng, 2) ? 1 : 0;
+		size = generate(&config, seed * 7919u + t);
+		if (!size) {
+			fprintf(stderr, "diff_qry: generator failed\n");
+			return 1;
+		}
+		config.end = buf + size;
+		total_bytes += size;
+
+		a.dec = ipt.qry_alloc_decoder(&config);
+		ptd_time_config_init(&tconfig);
+		tconfig.mode = ptd_time_mode_libipt;
+		b.dec = ptd_qry_alloc_decoder(&config, &tconfig);
+		if (!a.dec || !b.dec) {
+			fprintf(stderr, "diff_qry: alloc failed\n");
+			return 1;
+		}
+		a.sync_forward = ipt_sync;
+		a.cond = ipt_cond;
+		a.indirect = ipt_ind;
+		a.event = ipt_event;
+		a.time = ipt_time;
+		a.offset = ipt_offset;
+		b.sync_forward = our_sync;
+		b.cond = our_cond;
+		b.indirect = our_ind;
+		b.event = our_event;
+		b.time = our_time;
+		b.offset = our_offset;
+
+		if (drive(&a, &la, max) < 0 || drive(&b, &lb, max) < 0) {
+			fprintf(stderr, "diff_qry: out of memory\n");
+			return 1;
+		}
+		for (size_t i = 0; i < la.n || i < lb.n; ++i) {
+			if (i < la.n && i < lb.n &&
+			    same_rec(&la.recs[i], &lb.recs[i])) {
+				counts[la.recs[i].kind]++;
+				continue;
+			}
+			fprintf(stderr,
+			        "diff_qry: trace %u (seed %" PRIu64
+			        ", %zu bytes): result %zu differs\n",
+			        t, seed, size, i);
+			for (size_t j = i >= 3 ? i - 3 : 0; j < i; ++j)
+				print_rec("both", &la.recs[j]);
+			if (i < la.n)
+				print_rec("libipt", &la.recs[i]);
+			if (i < lb.n)
+				print_rec("ours", &lb.recs[i]);
+			failures++;
+			if (getenv("PTD_DIFF_QRY_DUMP")) {
+				FILE *f = fopen(getenv("PTD_DIFF_QRY_DUMP"),
+				                "wb");
+
+				if (f) {
+					fwrite(buf, 1, size, f);
+					fclose(f);
+				}
+			}
+			break;
+		}
+		total_recs += la.n;
+		if (verbose)
+			fprintf(stderr, "trace %u: %zu bytes, %zu results\n", t,
+			        size, la.n);
+		free(la.recs);
+		free(lb.recs);
+		ipt.qry_free_decoder(a.dec);
+		pt_qry_free_decoder(b.dec);
+	}
+	free(buf);
+	ptd_libipt_close(&ipt);
+	printf("diff_qry: %u traces, %" PRIu64 " bytes, %" PRIu64
+	       " results (%" PRIu64 " syncs, %" PRIu64 " branches, %" PRIu64
+	       " indirect, %" PRIu64 " events): %s\n",
+	       traces, total_bytes, total_recs, counts[rec_sync],
+	       counts[rec_cond], counts[rec_indirect], counts[rec_event],
+	       failures ? "DIFFERENCES" : "equal");
+	return failures ? 1 : 0;
+}
