@@ -1296,8 +1296,9 @@ extern pt_export int pt_qry_cond_branch(struct pt_query_decoder *decoder,
  *
  * If the target is suppressed in the trace, @ip is left alone and
  * pts_ip_suppressed is set in the result.  Returns status flags or: as
- * pt_qry_cond_branch(); -pte_bad_query also when conditional branch outcomes
- * are still pending. */
+ * pt_qry_cond_branch(); -pte_bad_query also when a TNT packet comes first
+ * while outcomes of the previous one are still pending (as in libipt,
+ * pending outcomes alone do not stop it). */
 extern pt_export int pt_qry_indirect_branch(struct pt_query_decoder *decoder,
                                             uint64_t *ip);
 
