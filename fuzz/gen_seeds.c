@@ -4,8 +4,10 @@
  * Usage: fuzz_gen_seeds <dir>   (normally fuzz/corpus)
  * Writes <dir>/fuzz_packet/seed-* (a configuration byte and a packet
  * stream made with the encoder) and <dir>/fuzz_roundtrip/seed-* (packet
- * descriptions, see fuzz_roundtrip.c).  The output is deterministic; the
- * committed seeds were made with it. */
+ * descriptions, see fuzz_roundtrip.c) and <dir>/fuzz_query/seed-* (a
+ * configuration byte and a trace that is valid at the query level, see
+ * fuzz_query.c).  The output is deterministic; the committed seeds were made
+ * with it. */
 #include "ptdecode/ptdecode.h"
 
 #include <stdint.h>
@@ -341,6 +343,177 @@ static void roundtrip_seeds(const char *dir)
 	write_file(dir, "fuzz_roundtrip", "seed-pebs", &o);
 }
 
+static void enc_ip(struct out *o, enum pt_packet_type type,
+                   enum pt_ip_compression ipc, uint64_t ip)
+{
+	struct pt_packet p = pkt(type);
+
+	p.payload.ip.ipc = ipc;
+	p.payload.ip.ip = ip;
+	enc(o, &p);
+}
+
+static void enc_tnt(struct out *o, enum pt_packet_type type, uint8_t bits,
+                    uint64_t payload)
+{
+	struct pt_packet p = pkt(type);
+
+	p.payload.tnt.bit_size = bits;
+	p.payload.tnt.payload = payload;
+	enc(o, &p);
+}
+
+/* A PSB+ with a time, an exec mode, a paging and tracing on at @ip. */
+static void query_psb(struct out *o, uint64_t tsc, uint64_t ip)
+{
+	struct pt_packet p;
+
+	enc(o, (p = pkt(ppt_psb), &p));
+	p = pkt(ppt_tsc);
+	p.payload.tsc.tsc = tsc;
+	enc(o, &p);
+	p = pkt(ppt_tma);
+	p.payload.tma.ctc = 0x18;
+	p.payload.tma.fc = 8;
+	enc(o, &p);
+	p = pkt(ppt_cbr);
+	p.payload.cbr.ratio = 0x24;
+	enc(o, &p);
+	p = pkt(ppt_mode);
+	p.payload.mode.leaf = pt_mol_exec;
+	p.payload.mode.bits.exec.csl = 1;
+	enc(o, &p);
+	p = pkt(ppt_pip);
+	p.payload.pip.cr3 = 0xafafa0;
+	enc(o, &p);
+	enc_ip(o, ppt_fup, pt_ipc_full, ip);
+	enc(o, (p = pkt(ppt_psbend), &p));
+}
+
+/* Branches, asynchronous branches, events and timing after a PSB+. */
+static void query_body(struct out *o, int k)
+{
+	struct pt_packet p;
+	int i;
+
+	for (i = 0; i < 6; ++i) {
+		enc_tnt(o, ppt_tnt_8, (uint8_t)(1 + (i + k) % 6),
+		        (uint64_t)(0x15 + i) & ((1u << (1 + (i + k) % 6)) - 1));
+		p = pkt(ppt_mtc);
+		p.payload.mtc.ctc = (uint8_t)(2 + i);
+		enc(o, &p);
+		p = pkt(ppt_cyc);
+		p.payload.cyc.value = 40u + (unsigned)i;
+		enc(o, &p);
+		enc_ip(o, ppt_tip, pt_ipc_update_16,
+		       0x1000u + 0x10u * (unsigned)i);
+	}
+	enc_tnt(o, ppt_tnt_64, 40, UINT64_C(0xa5a5a5a5a5));
+	/* An interrupt: FUP, PIP, MODE.Exec, TIP. */
+	enc_ip(o, ppt_fup, pt_ipc_update_32, 0x401234);
+	p = pkt(ppt_pip);
+	p.payload.pip.cr3 = 0xbcbc0;
+	enc(o, &p);
+	p = pkt(ppt_mode);
+	p.payload.mode.leaf = pt_mol_exec;
+	p.payload.mode.bits.exec.csd = 1;
+	enc(o, &p);
+	enc_ip(o, ppt_tip, pt_ipc_sext_48, UINT64_C(0xffff81000000));
+	/* TSX, PTWRITE, power events, MNT. */
+	p = pkt(ppt_mode);
+	p.payload.mode.leaf = pt_mol_tsx;
+	p.payload.mode.bits.tsx.intx = 1;
+	enc(o, &p);
+	enc_ip(o, ppt_fup, pt_ipc_update_16, 0x2000);
+	p = pkt(ppt_ptw);
+	p.payload.ptw.plc = 1;
+	p.payload.ptw.ip = 1;
+	p.payload.ptw.payload = UINT64_C(0x1122334455667788);
+	enc(o, &p);
+	enc_ip(o, ppt_fup, pt_ipc_update_16, 0x2010);
+	p = pkt(ppt_pwre);
+	p.payload.pwre.state = 2;
+	enc(o, &p);
+	p = pkt(ppt_exstop);
+	p.payload.exstop.ip = 1;
+	enc(o, &p);
+	enc_ip(o, ppt_fup, pt_ipc_update_16, 0x2020);
+	p = pkt(ppt_pwrx);
+	p.payload.pwrx.last = 1;
+	p.payload.pwrx.deepest = 2;
+	enc(o, &p);
+	p = pkt(ppt_mnt);
+	p.payload.mnt.payload = 0x1234;
+	enc(o, &p);
+	/* Tracing off and on again. */
+	enc_ip(o, ppt_tip_pgd, pt_ipc_suppressed, 0);
+	p = pkt(ppt_tsc);
+	p.payload.tsc.tsc = 0x200000u + 0x1000u * (unsigned)k;
+	enc(o, &p);
+	enc_ip(o, ppt_tip_pge, pt_ipc_full, UINT64_C(0x400000));
+	enc_tnt(o, ppt_tnt_8, 3, 5);
+}
+
+static void query_seeds(const char *dir)
+{
+	static const uint8_t garbage[] = {0x05, 0x82, 0x02, 0x02, 0x82, 0xd9,
+	                                  0x40, 0xff, 0x13, 0x02, 0xc3};
+	struct pt_packet p;
+	struct out o;
+
+	/* Two segments, accurate time, mtc_freq 3. */
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0x40);
+	query_psb(&o, 0x100000, 0x400000);
+	query_body(&o, 0);
+	query_psb(&o, 0x300000, 0x400000);
+	query_body(&o, 1);
+	write_file(dir, "fuzz_query", "seed-two-segments", &o);
+
+	/* Garbage first, libipt's estimator, keep_tcal_on_ovf. */
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0x70);
+	put(&o, garbage, sizeof(garbage));
+	query_psb(&o, 0x100000, 0x400000);
+	query_body(&o, 2);
+	write_file(dir, "fuzz_query", "seed-garbage-libipt-time", &o);
+
+	/* Overflows with and without FUP, and the errata patterns: SKD010
+	 * (TIP without FUP), APL11 (TIP.PGD), APL12 (FUP while off);
+	 * BDM70 on. */
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0x4f);
+	query_psb(&o, 0x100000, 0x400000);
+	enc_tnt(&o, ppt_tnt_8, 4, 9);
+	enc(&o, (p = pkt(ppt_ovf), &p));
+	enc_ip(&o, ppt_fup, pt_ipc_full, UINT64_C(0x401000));
+	enc_tnt(&o, ppt_tnt_8, 2, 1);
+	enc(&o, (p = pkt(ppt_ovf), &p));
+	enc_ip(&o, ppt_tip, pt_ipc_full, UINT64_C(0x402000));
+	enc(&o, (p = pkt(ppt_ovf), &p));
+	enc_ip(&o, ppt_tip_pgd, pt_ipc_full, UINT64_C(0x403000));
+	enc(&o, (p = pkt(ppt_ovf), &p));
+	enc_ip(&o, ppt_fup, pt_ipc_full, UINT64_C(0x404000));
+	enc(&o, (p = pkt(ppt_ovf), &p));
+	enc_ip(&o, ppt_tip_pge, pt_ipc_full, UINT64_C(0x405000));
+	enc_tnt(&o, ppt_tnt_8, 1, 1);
+	enc(&o, (p = pkt(ppt_stop), &p));
+	query_psb(&o, 0x200000, 0x405000);
+	query_body(&o, 3);
+	write_file(dir, "fuzz_query", "seed-ovf-errata", &o);
+
+	/* A segment cut in the middle, then a good one. */
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0x80);
+	query_psb(&o, 0x100000, 0x400000);
+	query_body(&o, 4);
+	o.size -= 40;
+	put(&o, (const uint8_t[]){0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, 7);
+	query_psb(&o, 0x180000, 0x400000);
+	query_body(&o, 5);
+	write_file(dir, "fuzz_query", "seed-cut-segment", &o);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -349,5 +522,6 @@ int main(int argc, char **argv)
 	}
 	packet_seeds(argv[1]);
 	roundtrip_seeds(argv[1]);
+	query_seeds(argv[1]);
 	return 0;
 }

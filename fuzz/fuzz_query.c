@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libFuzzer target: the query decoder (pt_qry_*) on arbitrary bytes.
+ *
+ * Input: byte 0 selects the configuration, the rest is the trace.
+ *   bit 0     errata.skd010
+ *   bit 1     errata.apl11
+ *   bit 2     errata.apl12
+ *   bit 3     errata.bdm70
+ *   bit 4     flags.variant.query.keep_tcal_on_ovf
+ *   bit 5     libipt's time estimator (ptd_qry_alloc_decoder with
+ *             ptd_time_mode_libipt), else the default (accurate) one
+ *   bits 7:6  timing: none; mtc_freq 3 + CPUID 0x15 2/308 + nom_freq 37;
+ *             mtc_freq 0 + 3/7; mtc_freq 9 + 1/1
+ *
+ * The driver behaves like a flow decoder that does not know the code: it
+ * syncs forward, then fetches an event while pts_event_pending is set, else
+ * asks for a conditional branch, else (-pte_bad_query) for an indirect
+ * branch; a pseudo-random choice derived from the input sometimes asks for
+ * the indirect branch first, or for an event that is not pending, as a
+ * confused decoder would.  On an error (other than a query refused with
+ * -pte_bad_query) or at pts_eos it syncs forward again.
+ *
+ * Checks: no crash or sanitizer report; only known status flags; every
+ * offset (pt_qry_get_offset, pt_qry_get_sync_offset) within the buffer and
+ * every sync offset on a PSB; every successful resync moves forward; the
+ * number of syncs is at most the number of PSBs and the number of queries
+ * is bounded by the size of the trace (no endless loop); event types are
+ * known; with the default estimator, pt_qry_time() never goes backwards
+ * between resynchronizations once it has a TSC; pt_qry_sync_backward lands
+ * on a PSB before the position it started from.  The trace is copied into an
+ * allocation of exactly its size so that ASan reports reads past it; the
+ * libFuzzer run uses -rss_limit_mb/-malloc_limit_mb for bounded memory. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "fuzz_common.h"
+
+#include <stddef.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct fuzz {
+	const uint8_t *buf;
+	size_t size;
+	size_t npsb; /* positions where the PSB pattern starts */
+	int accurate;
+	uint64_t rng;
+};
+
+static unsigned fuzz_rand(struct fuzz *f)
+{
+	/* xorshift64 */
+	f->rng ^= f->rng << 13;
+	f->rng ^= f->rng >> 7;
+	f->rng ^= f->rng << 17;
+	return (unsigned)(f->rng >> 32);
+}
+
+static int fuzz_is_psb(const struct fuzz *f, uint64_t offset)
+{
+	size_t k;
+
+	if (offset > f->size || f->size - offset < FUZZ_PSB_SIZE)
+		return 0;
+	for (k = 0; k < FUZZ_PSB_SIZE; ++k)
+		if (f->buf[offset + k] != ((k & 1) ? 0x82 : 0x02))
+			return 0;
+	return 1;
+}
+
+static void fuzz_config(struct pt_config *config,
+                        struct ptd_time_config *tconfig, uint8_t a)
+{
+	static const uint32_t eax[4] = {0, 2, 3, 1};
+	static const uint32_t ebx[4] = {0, 308, 7, 1};
+	static const uint8_t mtc[4] = {0, 3, 0, 9};
+
+	config->errata.skd010 = a & 1;
+	config->errata.apl11 = (a >> 1) & 1;
+	config->errata.apl12 = (a >> 2) & 1;
+	config->errata.bdm70 = (a >> 3) & 1;
+	config->flags.variant.query.keep_tcal_on_ovf = (a >> 4) & 1;
+	config->cpuid_0x15_eax = eax[a >> 6];
+	config->cpuid_0x15_ebx = ebx[a >> 6];
+	config->mtc_freq = mtc[a >> 6];
+	config->nom_freq = (a >> 6) == 1 ? 37 : 0;
+
+	ptd_time_config_init(tconfig);
+	tconfig->mode =
+	        (a & 0x20) ? ptd_time_mode_libipt : ptd_time_mode_accurate;
+}
+
+static void check_offsets(const struct fuzz *f,
+                          const struct pt_query_decoder *dec)
+{
+	uint64_t offset = 0;
+
+	if (pt_qry_get_offset(dec, &offset) == 0)
+		FUZZ_CHECK(offset <= f->size, "offset %llx beyond %zx",
+		           (unsigned long long)offset, f->size);
+	if (pt_qry_get_sync_offset(dec, &offset) == 0)
+		FUZZ_CHECK(fuzz_is_psb(f, offset), "sync offset %llx: no PSB",
+		           (unsigned long long)offset);
+}
+
+static void check_event(const struct pt_event *ev)
+{
+	FUZZ_CHECK((unsigned)ev->type <= (unsigned)ptev_syscall,
+	           "event type %d", (int)ev->type);
+}
+
+/* One query step; returns the new status. */
+static int fuzz_step(struct fuzz *f, struct pt_query_decoder *dec, int status)
+{
+	struct pt_event ev;
+	uint64_t ip = 0;
+	unsigned choice = fuzz_rand(f) & 15;
+	int taken = 0;
+
+	if (status & pts_event_pending) {
+		memset(&ev, 0xa5, sizeof(ev));
+		status = pt_qry_event(dec, &ev, sizeof(ev));
+		if (status >= 0)
+			check_event(&ev);
+		return status;
+	}
+	if (choice == 0) {
+		/* A confused decoder asks for an event. */
+		status = pt_qry_event(dec, &ev, sizeof(ev));
+		if (status >= 0)
+			check_event(&ev);
+		return status;
+	}
+	if (choice <= 2) {
+		status = pt_qry_indirect_branch(dec, &ip);
+		if (status != -pte_bad_query)
+			return status;
+		return pt_qry_cond_branch(dec, &taken);
+	}
+	status = pt_qry_cond_branch(dec, &taken);
+	if (status >= 0)
+		FUZZ_CHECK(taken == 0 || taken == 1, "taken %d", taken);
+	if (status != -pte_bad_query)
+		return status;
+	return pt_qry_indirect_branch(dec, &ip);
+}
+
+static void fuzz_forward(struct fuzz *f, const struct pt_config *config,
+                         const struct ptd_time_config *tconfig)
+{
+	struct pt_query_decoder *dec;
+	uint64_t last_sync = 0, prev_time = 0, steps = 0, syncs = 0;
+	/* Every query consumes trace, or it is refused and followed by a
+	 * resync: at most a few queries per byte and per PSB. */
+	uint64_t max_steps = 64 * ((uint64_t)f->size + 16);
+	int have_sync = 0, have_time = 0, status;
+
+	dec = ptd_qry_alloc_decoder(config, tconfig);
+	FUZZ_CHECK(dec != NULL, "allocation failed");
+	FUZZ_CHECK(pt_qry_get_config(dec) != NULL, "config");
+
+	status = -pte_nosync;
+	for (;;) {
+		uint64_t time = 0, offset = 0;
+		uint32_t lost_mtc = 0, lost_cyc = 0, cbr = 0;
+		int tstatus;
+
+		FUZZ_CHECK(++steps <= max_steps, "no progress: %llu steps",
+		           (unsigned long long)steps);
+		if (status < 0 ||
+		    (status & pts_eos && !(status & pts_event_pending))) {
+			status = pt_qry_sync_forward(dec, &time);
+			if (status == -pte_eos)
+				break;
+			FUZZ_CHECK(++syncs <= f->npsb, "%llu syncs, %zu PSBs",
+			           (unsigned long long)syncs, f->npsb);
+			check_offsets(f, dec);
+			if (status >= 0) {
+				FUZZ_CHECK(pt_qry_get_sync_offset(dec,
+				                                  &offset) == 0,
+				           "no sync offset");
+				FUZZ_CHECK(!have_sync || offset > last_sync,
+				           "resync to %llx after %llx",
+				           (unsigned long long)offset,
+				           (unsigned long long)last_sync);
+				last_sync = offset;
+				have_sync = 1;
+			}
+			have_time = 0;
+		} else {
+			status = fuzz_step(f, dec, status);
+			check_offsets(f, dec);
+			if (status < 0) {
+				FUZZ_CHECK(pt_qry_get_offset(dec, &offset) == 0,
+				           "error %d without offset", status);
+				if (status == -pte_bad_query &&
+				    !(fuzz_rand(f) & 3))
+					status = 0; /* try again */
+			}
+		}
+		if (status >= 0)
+			FUZZ_CHECK(!(status & ~(pts_event_pending |
+			                        pts_ip_suppressed | pts_eos)),
+			           "status flags %x", status);
+
+		tstatus = pt_qry_time(dec, &time, &lost_mtc, &lost_cyc);
+		FUZZ_CHECK(tstatus == 0 || tstatus == -pte_no_time,
+		           "pt_qry_time: %d", tstatus);
+		if (f->accurate && tstatus == 0 && status >= 0) {
+			FUZZ_CHECK(!have_time || time >= prev_time,
+			           "time backwards: %llx after %llx",
+			           (unsigned long long)time,
+			           (unsigned long long)prev_time);
+			prev_time = time;
+			have_time = 1;
+		}
+		(void)pt_qry_core_bus_ratio(dec, &cbr);
+	}
+	pt_qry_free_decoder(dec);
+}
+
+/* pt_qry_sync_backward from the end: each sync lands on a PSB before the
+ * position the call started from.  (Not necessarily before the previous
+ * sync point: as in libipt, the search starts at the decoder's position,
+ * and a PSB+ whose read-ahead stopped beyond a later PSB pattern, possible
+ * only in corrupt input, makes successive calls alternate between two PSBs;
+ * so the calls are capped rather than run to -pte_eos.) */
+static void fuzz_backward(struct fuzz *f, const struct pt_config *config)
+{
+	struct pt_query_decoder *dec;
+	uint64_t ip, n;
+
+	dec = pt_qry_alloc_decoder(config);
+	FUZZ_CHECK(dec != NULL, "allocation failed");
+	for (n = 0; n <= f->npsb; ++n) {
+		uint64_t offset, start = f->size;
+		int status;
+
+		(void)pt_qry_get_offset(dec, &start);
+		status = pt_qry_sync_backward(dec, &ip);
+		if (status == -pte_eos)
+			break;
+		check_offsets(f, dec);
+		if (status < 0)
+			break;
+		FUZZ_CHECK(pt_qry_get_sync_offset(dec, &offset) == 0,
+		           "no sync offset");
+		FUZZ_CHECK(offset < start, "backward from %llx to %llx",
+		           (unsigned long long)start,
+		           (unsigned long long)offset);
+	}
+	pt_qry_free_decoder(dec);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ptd_time_config tconfig;
+	struct pt_config config;
+	struct fuzz f;
+	uint8_t *buf;
+	size_t n, i;
+
+	if (size < 1)
+		return 0;
+	n = size - 1;
+	buf = fuzz_alloc(n);
+	if (n)
+		memcpy(buf, data + 1, n);
+
+	memset(&f, 0, sizeof(f));
+	f.buf = buf;
+	f.size = n;
+	for (i = 0; i + FUZZ_PSB_SIZE <= n; ++i)
+		f.npsb += fuzz_is_psb(&f, i);
+	f.rng = 0x9e3779b97f4a7c15ull ^ size;
+	for (i = 0; i < size && i < 64; ++i)
+		f.rng = (f.rng ^ data[i]) * 0x100000001b3ull;
+	if (!f.rng)
+		f.rng = 1;
+
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + n;
+	fuzz_config(&config, &tconfig, data[0]);
+	f.accurate = tconfig.mode == ptd_time_mode_accurate;
+
+	fuzz_forward(&f, &config, &tconfig);
+	fuzz_backward(&f, &config);
+
+	free(buf);
+	return 0;
+}
+
+#ifdef PTD_FUZZ_REPLAY_MAIN
+#include "replay_main.h"
+#endif
