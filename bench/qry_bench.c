@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Query-decoder throughput: ptdecode against libipt 2.0.5.
+ *
+ * Decodes the same in-memory buffers, in the same process, on one thread,
+ * with two query decoders:
+ *
+ *   ptdecode  pt_qry_* of ptdecode (the default, accurate time estimator);
+ *   libipt    libipt 2.0.5's pt_qry_*, loaded with dlopen() (the two
+ *             libraries export the same symbols).
+ *
+ * Each does what a flow decoder does without the code: pt_qry_sync_forward,
+ * then an event while one is pending, else a conditional branch, else (on
+ * -pte_bad_query) an indirect branch, with pt_qry_time() after every step;
+ * after an error, sync forward.  So every TNT bit, every IP and every event
+ * is fetched and timestamped.  Each run counts branches, IPs, events and
+ * errors and adds them to a checksum (times go into a separate sum, since
+ * the two estimators differ by design); the counts are printed and must
+ * agree, so that the work cannot be optimized away and both decoders did
+ * the same work.
+ *
+ * Inputs: every corpus trace found under --corpora (with the configuration
+ * its README gives), then a buffer of at least --large-mb MiB: the corpus
+ * traces concatenated over and over (decoded with the DynamoRIO
+ * configuration, which only the DynamoRIO traces' timing packets use).
+ * Each measurement is repeated --reps times, the decoders interleaved; a
+ * small input is decoded several times per sample so that each sample
+ * takes at least --min-ms milliseconds.  Reported: best and median MB/s
+ * (10^6 bytes per second) and the ratios ptdecode / libipt of the best and
+ * of the median times.  --smoke: a quick run on a small encoded trace (for
+ * ctest). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include "libipt_dl.h"
+#include "ptdecode/ptdecode.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef PTD_CORPORA_DIR
+#define PTD_CORPORA_DIR "../shared/corpora"
+#endif
+
+#define PTD_EXIT_SKIP 77
+
+/* Timing configurations of the corpora (see their README). */
+enum qcfg { QCFG_NONE, QCFG_PERF, QCFG_DYNAMORIO };
+
+static const struct {
+	const char *path;
+	const char *name;
+	enum qcfg cfg;
+} ptd_corpus_files[] = {
+        {"libxdc/mruby/trace", "libxdc mruby", QCFG_NONE},
+        {"libxdc/foo/trace", "libxdc foo", QCFG_NONE},
+        {"libxdc/Unzip/trace", "libxdc Unzip", QCFG_NONE},
+        {"libxdc/dyn_test/sample_raw_0", "libxdc dyn_test", QCFG_NONE},
+        {"libxdc/icelake_tip/ptlog", "libxdc icelake_tip", QCFG_NONE},
+        {"libxdc/Kernel/trace", "libxdc Kernel", QCFG_NONE},
+        {"libxdc/infinite_loop_linux/loop_trace_26023_0",
+         "libxdc infinite_loop", QCFG_NONE},
+        {"perf-data/perf.data.intel_pt-4.14.auxtrace-idx0-cpu0.bin",
+         "perf-data cpu0", QCFG_PERF},
+        {"perf-data/perf.data.intel_pt-4.14.auxtrace-idx3-cpu3.bin",
+         "perf-data cpu3", QCFG_PERF},
+        {"dynamorio/ad6a637b/test_simple.raw/pt.bin", "dynamorio ad6a637b",
+         QCFG_DYNAMORIO},
+        {"dynamorio/d9e0e666/test_simple.raw/pt.bin", "dynamorio d9e0e666",
+         QCFG_DYNAMORIO},
+        {"dynamorio/2aad718d/test_simple.tracedir/pt.bin", "dynamorio 2aad718d",
+         QCFG_DYNAMORIO},
+        {"dynamorio/b598b46a/test_simple.tracedir/pt.bin", "dynamorio b598b46a",
+         QCFG_DYNAMORIO},
+        {"dynamorio/af553eb7/test_simple.tracedir/pt.bin", "dynamorio af553eb7",
+         QCFG_DYNAMORIO},
+        {"dynamorio/f80d7df0/test_simple.tracedir/pt.bin", "dynamorio f80d7df0",
+         QCFG_DYNAMORIO},
+        {"intelpt-summary/traced_data.bin", "intelpt-summary", QCFG_NONE},
+};
+
+#define PTD_NCORPUS (sizeof(ptd_corpus_files) / sizeof(ptd_corpus_files[0]))
+
+enum { DEC_PTD, DEC_IPT, DEC_COUNT };
+
+static const char *const ptd_dec_names[DEC_COUNT] = {"ptdecode", "libipt"};
+
+struct bench_opts {
+	const char *corpora;
+	unsigned reps;
+	double min_seconds;
+	size_t large_size;
+	int smoke;
+};
+
+/* What one decoding pass over a buffer saw. */
+struct pass {
+	uint64_t cond, indirect, events, errors, syncs;
+	uint64_t checksum;
+	uint64_t timesum;
+};
+
+struct input {
+	char name[64];
+	uint8_t *buf;
+	size_t size;
+	enum qcfg cfg;
+};
+
+struct bench {
+	const struct bench_opts *opts;
+	const struct ptd_libipt *ipt;
+	int failed;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void input_config(struct pt_config *config, const struct input *in)
+{
+	pt_config_init(config);
+	config->begin = in->buf;
+	config->end = in->buf + in->size;
+	switch (in->cfg) {
+	case QCFG_PERF:
+		config->mtc_freq = 3;
+		config->cpuid_0x15_eax = 2;
+		config->cpuid_0x15_ebx = 100;
+		config->nom_freq = 12;
+		(void)ptd_cpu_parse(&config->cpu, "6/78");
+		break;
+	case QCFG_DYNAMORIO:
+		config->mtc_freq = 3;
+		config->cpuid_0x15_eax = 2;
+		config->cpuid_0x15_ebx = 308;
+		config->nom_freq = 37;
+		(void)ptd_cpu_parse(&config->cpu, "6/85");
+		break;
+	default:
+		return;
+	}
+	(void)pt_cpu_errata(&config->errata, &config->cpu);
+}
+
+static inline void mix(struct pass *p, uint64_t v)
+{
+	p->checksum = (p->checksum ^ v) * UINT64_C(0x100000001b3);
+}
+
+/* The flow-decoder loop, for either library (the same code, so that the
+ * consumer costs the same). */
+#define PTD_QRY_LOOP(dec, SYNC, EVENT, COND, INDIRECT, TIME, EVTYPE)           \
+	do {                                                                   \
+		int status = -pte_nosync;                                      \
+		for (;;) {                                                     \
+			uint64_t ip = 0, tsc = 0;                              \
+			uint32_t lmtc = 0, lcyc = 0;                           \
+			if (status < 0) {                                      \
+				if (status != -pte_nosync &&                   \
+				    status != -pte_eos)                        \
+					p->errors++;                           \
+				status = SYNC(dec, &ip);                       \
+				if (status == -pte_eos)                        \
+					break;                                 \
+				p->syncs++;                                    \
+				mix(p, (uint64_t)status);                      \
+				continue;                                      \
+			}                                                      \
+			if (status & pts_event_pending) {                      \
+				status = EVENT(dec);                           \
+				if (status >= 0) {                             \
+					p->events++;                           \
+					mix(p, (uint64_t)EVTYPE);              \
+				}                                              \
+			} else if (status & pts_eos) {                         \
+				status = -pte_eos;                             \
+				continue;                                      \
+			} else {                                               \
+				int taken = 0;                                 \
+				status = COND(dec, &taken);                    \
+				if (status == -pte_bad_query) {                \
+					status = INDIRECT(dec, &ip);           \
+					if (status >= 0) {                     \
+						p->indirect++;                 \
+						mix(p, ip);                    \
+					}                                      \
+				} else if (status >= 0) {                      \
+					p->cond++;                             \
+					mix(p, (uint64_t)taken);               \
+				}                                              \
+			}                                                      \
+			if (TIME(dec, &tsc, &lmtc, &lcyc) >= 0)                \
+				p->timesum += tsc + lmtc + lcyc;               \
+		}                                                              \
+	} while (0)
+
+static int run_ptd(const struct input *in, struct pass *p)
+{
+	struct pt_config config;
+	struct pt_query_decoder *dec;
+	struct pt_event ev;
+
+	input_config(&config, in);
+	dec = pt_qry_alloc_decoder(&config);
+	if (!dec)
+		return -1;
+#define PTD_EVENT(d) pt_qry_event(d, &ev, sizeof(ev))
+	PTD_QRY_LOOP(dec, pt_qry_sync_forward, PTD_EVENT, pt_qry_cond_branch,
+	             pt_qry_indirect_branch, pt_qry_time, ev.type);
+#undef PTD_EVENT
+	pt_qry_free_decoder(dec);
+	return 0;
+}
+
+static int run_ipt(const struct ptd_libipt *ipt, const struct input *in,
+                   struct pass *p)
+{
+	struct pt_config config;
+	struct ptd_ipt_qry_decoder *dec;
+	struct ptd_ipt_event ev;
+
+	input_config(&config, in);
+	dec = ipt->qry_alloc_decoder(&config);
+	if (!dec)
+		return -1;
+#define IPT_EVENT(d) ipt->qry_event(d, &ev, sizeof(ev))
+	PTD_QRY_LOOP(dec, ipt->qry_sync_forward, IPT_EVENT,
+	             ipt->qry_cond_branch, ipt->qry_indirect_branch,
+	             ipt->qry_time, ev.type);
+#undef IPT_EVENT
+	ipt->qry_free_decoder(dec);
+	return 0;
+}
+
+static int run(struct bench *b, int which, const struct input *in,
+               struct pass *p)
+{
+	memset(p, 0, sizeof(*p));
+	return which == DEC_PTD ? run_ptd(in, p) : run_ipt(b->ipt, in, p);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int same_work(const struct pass *a, const struct pass *b)
+{
+	return a->cond == b->cond && a->indirect == b->indirect &&
+	       a->events == b->events && a->errors == b->errors;
+}
+
+/* Measure one input with both decoders and print its table row. */
+static void bench_input(struct bench *b, const struct input *in)
+{
+	const struct bench_opts *o = b->opts;
+	struct pass ref[DEC_COUNT];
+	double *times[DEC_COUNT] = {NULL};
+	double best[DEC_COUNT], median[DEC_COUNT];
+	unsigned loops = 1;
+	double t;
+
+	for (int d = 0; d < DEC_COUNT; ++d) {
+		t = now();
+		if (run(b, d, in, &ref[d]) < 0) {
+			fprintf(stderr, "%s: cannot allocate a decoder\n",
+			        in->name);
+			b->failed = 1;
+			return;
+		}
+		t = now() - t;
+		if (d == DEC_IPT && t < o->min_seconds) {
+			double want = o->min_seconds / (t > 1e-7 ? t : 1e-7);
+
+			loops = want > 1e6 ? 1000000u : (unsigned)want + 1;
+		}
+	}
+	for (int d = 0; d < DEC_COUNT; ++d) {
+		times[d] = malloc(o->reps * sizeof(double));
+		if (!times[d]) {
+			fprintf(stderr, "out of memory\n");
+			b->failed = 1;
+			goto out;
+		}
+	}
+	for (unsigned r = 0; r < o->reps; ++r) {
+		for (int d = 0; d < DEC_COUNT; ++d) {
+			struct pass p;
+
+			t = now();
+			for (unsigned l = 0; l < loops; ++l)
+				(void)run(b, d, in, &p);
+			times[d][r] = (now() - t) / loops;
+			if (p.checksum != ref[d].checksum)
+				b->failed = 1;
+		}
+	}
+	for (int d = 0; d < DEC_COUNT; ++d) {
+		qsort(times[d], o->reps, sizeof(double), cmp_double);
+		best[d] = times[d][0];
+		median[d] = (o->reps & 1) ? times[d][o->reps / 2]
+		                          : (times[d][o->reps / 2 - 1] +
+		                             times[d][o->reps / 2]) /
+		                                    2;
+	}
+
+	printf("%-24s %10zu %9" PRIu64 " %8" PRIu64 " %7" PRIu64 " %5" PRIu64
+	       "%s",
+	       in->name, in->size, ref[0].cond, ref[0].indirect, ref[0].events,
+	       ref[0].errors, same_work(&ref[0], &ref[1]) ? " " : "*");
+	for (int d = 0; d < DEC_COUNT; ++d)
+		printf(" | %7.0f %7.0f", (double)in->size / best[d] / 1e6,
+		       (double)in->size / median[d] / 1e6);
+	printf(" | %5.2f %5.2f\n", best[DEC_IPT] / best[DEC_PTD],
+	       median[DEC_IPT] / median[DEC_PTD]);
+	if (!same_work(&ref[0], &ref[1]))
+		printf("  * libipt: %" PRIu64 " cond, %" PRIu64
+		       " indirect, %" PRIu64 " events, %" PRIu64 " errors\n",
+		       ref[1].cond, ref[1].indirect, ref[1].events,
+		       ref[1].errors);
+	fflush(stdout);
+out:
+	for (int d = 0; d < DEC_COUNT; ++d)
+		free(times[d]);
+}
+
+static int read_file(const char *path, uint8_t **buf, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *data = NULL;
+	size_t cap = 0, len = 0;
+
+	if (!f)
+		return -1;
+	for (;;) {
+		size_t n;
+
+		if (len == cap) {
+			size_t ncap = cap ? 2 * cap : 65536;
+			uint8_t *ndata = realloc(data, ncap);
+
+			if (!ndata)
+				goto fail;
+			data = ndata;
+			cap = ncap;
+		}
+		n = fread(data + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f) || !len)
+		goto fail;
+	fclose(f);
+	*buf = data;
+	*size = len;
+	return 0;
+fail:
+	free(data);
+	fclose(f);
+	return -1;
+}
+
+/* A small query-level trace for --smoke: PSB+ segments with branches,
+ * asynchronous branches and timing. */
+static int make_smoke(struct input *in)
+{
+	struct pt_config config;
+	struct pt_encoder *enc;
+	struct pt_packet p;
+	uint64_t size = 0;
+	int err = 0;
+
+	in->size = 1 << 16;
+	in->buf = malloc(in->size);
+	if (!in->buf)
+		return -1;
+	pt_config_init(&config);
+	config.begin = in->buf;
+	config.end = in->buf + in->size;
+	enc = pt_alloc_encoder(&config);
+	if (!enc)
+		return -1;
+	for (int k = 0; k < 200 && !err; ++k) {
+		memset(&p, 0, sizeof(p));
+		p.type = ppt_psb;
+		err |= pt_enc_next(enc, &p) < 0;
+		p.type = ppt_tsc;
+		p.payload.tsc.tsc = 0x100000u + 0x1000u * (unsigned)k;
+		err |= pt_enc_next(enc, &p) < 0;
+		memset(&p, 0, sizeof(p));
+		p.type = ppt_fup;
+		p.payload.ip.ipc = pt_ipc_full;
+		p.payload.ip.ip = 0x400000;
+		err |= pt_enc_next(enc, &p) < 0;
+		memset(&p, 0, sizeof(p));
+		p.type = ppt_psbend;
+		err |= pt_enc_next(enc, &p) < 0;
+		for (int i = 0; i < 20; ++i) {
+			memset(&p, 0, sizeof(p));
+			p.type = ppt_tnt_8;
+			p.payload.tnt.bit_size = 6;
+			p.payload.tnt.payload = (uint64_t)(i * 13) & 0x3f;
+			err |= pt_enc_next(enc, &p) < 0;
+			memset(&p, 0, sizeof(p));
+			p.type = ppt_tip;
+			p.payload.ip.ipc = pt_ipc_update_16;
+			p.payload.ip.ip = 0x1000u + (unsigned)i;
+			err |= pt_enc_next(enc, &p) < 0;
+		}
+	}
+	err |= pt_enc_get_offset(enc, &size) < 0;
+	pt_free_encoder(enc);
+	in->size = (size_t)size;
+	snprintf(in->name, sizeof(in->name), "smoke (encoded)");
+	in->cfg = QCFG_NONE;
+	return err ? -1 : 0;
+}
+
+/* Fill @out with copies of the @n inputs until it holds at least @size
+ * bytes. */
+static int concat_inputs(struct input *out, const struct input *ins, size_t n,
+                         size_t size)
+{
+	size_t total = 0, round = 0;
+
+	for (size_t i = 0; i < n; ++i)
+		round += ins[i].size;
+	if (!round)
+		return -1;
+	out->size = (size + round - 1) / round * round;
+	out->buf = malloc(out->size);
+	if (!out->buf)
+		return -1;
+	while (total < out->size) {
+		for (size_t i = 0; i < n; ++i) {
+			memcpy(out->buf + total, ins[i].buf, ins[i].size);
+			total += ins[i].size;
+		}
+	}
+	out->cfg = QCFG_DYNAMORIO;
+	return 0;
+}
+
+static void print_header(void)
+{
+	printf("%-24s %10s %9s %8s %7s %5s ", "input", "bytes", "cond",
+	       "indirect", "events", "errs");
+	for (int d = 0; d < DEC_COUNT; ++d)
+		printf(" | %-15s", ptd_dec_names[d]);
+	printf(" | %-11s\n", "libipt/ptd");
+	printf("%-24s %10s %9s %8s %7s %5s ", "", "", "", "", "", "");
+	for (int d = 0; d < DEC_COUNT; ++d)
+		printf(" | %7s %7s", "MB/s", "MB/s");
+	printf(" | %5s %5s\n", "time", "time");
+	printf("%-24s %10s %9s %8s %7s %5s ", "", "", "", "", "", "");
+	for (int d = 0; d < DEC_COUNT; ++d)
+		printf(" | %7s %7s", "best", "median");
+	printf(" | %5s %5s\n", "best", "med");
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+	        "usage: %s [--smoke] [--reps N] [--min-ms N] [--large-mb N] "
+	        "[--corpora DIR]\n"
+	        "  --smoke       a quick run on a small encoded trace (ctest)\n"
+	        "  --reps N      samples per measurement (default 9)\n"
+	        "  --min-ms N    minimum length of a sample (default 50)\n"
+	        "  --large-mb N  size of the concatenation in MiB (default "
+	        "64)\n"
+	        "  --corpora DIR the real traces (default %s)\n",
+	        prog, PTD_CORPORA_DIR);
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return (errno || !*s || *end) ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_opts o;
+	struct ptd_libipt ipt;
+	struct bench b;
+	struct input corpus[PTD_NCORPUS];
+	struct input large;
+	struct pt_version ver;
+	size_t ncorpus = 0;
+	uint64_t reps = 9, min_ms = 50, large_mb = 64;
+	char msg[256];
+
+	memset(&o, 0, sizeof(o));
+	memset(&large, 0, sizeof(large));
+	o.corpora = PTD_CORPORA_DIR;
+	for (int i = 1; i < argc; ++i) {
+		const char *arg = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(arg, "--smoke")) {
+			o.smoke = 1;
+		} else if (!strcmp(arg, "--reps") && val) {
+			if (parse_u64(argv[++i], &reps) < 0 || !reps)
+				goto bad;
+		} else if (!strcmp(arg, "--min-ms") && val) {
+			if (parse_u64(argv[++i], &min_ms) < 0)
+				goto bad;
+		} else if (!strcmp(arg, "--large-mb") && val) {
+			if (parse_u64(argv[++i], &large_mb) < 0 || !large_mb)
+				goto bad;
+		} else if (!strcmp(arg, "--corpora") && val) {
+			o.corpora = argv[++i];
+		} else {
+			goto bad;
+		}
+	}
+	if (o.smoke) {
+		reps = 3;
+		min_ms = 1;
+	}
+	o.reps = (unsigned)reps;
+	o.min_seconds = (double)min_ms / 1000.0;
+	o.large_size = (size_t)large_mb << 20;
+
+	memset(&ipt, 0, sizeof(ipt));
+	if (ptd_libipt_open(&ipt, msg, sizeof(msg)) < 0) {
+		printf("skip: %s\n", msg);
+		return PTD_EXIT_SKIP;
+	}
+	ver = ipt.library_version();
+	printf("qry_bench: ptdecode vs libipt %u.%u.%u, %u reps, min %u ms "
+	       "per sample\n\n",
+	       ver.major, ver.minor, ver.patch, o.reps, (unsigned)min_ms);
+	memset(&b, 0, sizeof(b));
+	b.opts = &o;
+	b.ipt = &ipt;
+	print_header();
+
+	if (o.smoke) {
+		struct input in;
+
+		memset(&in, 0, sizeof(in));
+		if (make_smoke(&in) < 0) {
+			fprintf(stderr, "cannot make the smoke trace\n");
+			free(in.buf);
+			ptd_libipt_close(&ipt);
+			return 1;
+		}
+		bench_input(&b, &in);
+		free(in.buf);
+		ptd_libipt_close(&ipt);
+		return b.failed;
+	}
+
+	for (size_t i = 0; i < PTD_NCORPUS; ++i) {
+		struct input *in = &corpus[ncorpus];
+		char path[1024];
+
+		snprintf(path, sizeof(path), "%s/%s", o.corpora,
+		         ptd_corpus_files[i].path);
+		memset(in, 0, sizeof(*in));
+		if (read_file(path, &in->buf, &in->size) < 0) {
+			fprintf(stderr, "skip: %s not found\n", path);
+			continue;
+		}
+		snprintf(in->name, sizeof(in->name), "%s",
+		         ptd_corpus_files[i].name);
+		in->cfg = ptd_corpus_files[i].cfg;
+		ncorpus += 1;
+	}
+	for (size_t i = 0; i < ncorpus; ++i)
+		bench_input(&b, &corpus[i]);
+	if (ncorpus &&
+	    concat_inputs(&large, corpus, ncorpus, o.large_size) == 0) {
+		snprintf(large.name, sizeof(large.name),
+		         "corpus concat (%zu MB)", large.size / 1000000);
+		bench_input(&b, &large);
+	} else if (ncorpus) {
+		fprintf(stderr, "out of memory for the concatenation\n");
+		b.failed = 1;
+	}
+	free(large.buf);
+	for (size_t i = 0; i < ncorpus; ++i)
+		free(corpus[i].buf);
+	ptd_libipt_close(&ipt);
+	return b.failed;
+bad:
+	usage(argv[0]);
+	return 2;
+}
