@@ -97,6 +97,43 @@ def fast_table():
     return lines
 
 
+def image_entry(b):
+    """(head type, head size, a_const, a_mask, b_const, b_mask, shift) or None.
+
+    The batch decoder (lib/packet/pkt_batch_avx2.c) writes a packet as one
+    32-byte store of  c | ((w & m) << c[3])  where w is the 8 bytes after the
+    opcode in every 64-bit lane: lane 0 the type and size, lanes 1 and 2
+    payload slots A and B as in fast_entry(), lane 3 spills into the next
+    packet and holds the shift count.  It is fast_entry() for every opcode
+    that has one; a CYC opcode with the extension bit set gets the image of
+    the two-byte CYC, which the batch decoder uses only after checking that
+    the second byte ends the packet: the value is opcode >> 3 | (second byte
+    >> 1) << 5, i.e. (w & 0xfe) << 4."""
+    e = fast_entry(b)
+    if e is not None:
+        t, size, ac, am, bc, bm = e
+        return (t, size, ac, am, bc, bm, 0)
+    if first_byte_class(b) == 'PKC_CYC':
+        return ('ppt_cyc', 2, b >> 3, 0xfe, 0, 0, 4)
+    return None
+
+
+def image_table():
+    lines = ["/* The packet images of the batch decoder; see image_entry() in",
+             " * scripts/gen_pkt_tables.py.  All zero: the general decoder. */",
+             "static const struct ptd_pkt_image ptd_pkt_image[256] = {"]
+    for b in range(256):
+        e = image_entry(b)
+        if e is None:
+            lines.append(f"\t/* 0x{b:02x} */ {{{{0, 0, 0, 0}}, {{0, 0, 0, 0}}}},")
+        else:
+            t, size, ac, am, bc, bm, sh = e
+            lines.append(f"\t/* 0x{b:02x} */ {{{{PTD_IMG_HEAD({t}, {size}), 0x{ac:x}, "
+                         f"0x{bc:x}, {sh}}}, {{0, 0x{am:x}, 0x{bm:x}, 0}}}},")
+    lines.append("};")
+    return lines
+
+
 def table(name, comment, fn):
     lines = [f"/* {comment} */", f"static const uint8_t {name}[256] = {{"]
     for i in range(0, 256, 4):
@@ -119,5 +156,7 @@ out += table("ptd_pkt_ext_class",
              ext_byte_class)
 out.append("")
 out += fast_table()
+out.append("")
+out += image_table()
 out += ["", "/* clang-format on */", "", "#endif /* PTD_PKT_TABLES_H */"]
 print("\n".join(out))

@@ -3,6 +3,7 @@
 #include "pkt_decoder.h"
 
 #include "../common/config.h"
+#include "pkt_batch.h"
 #include "pkt_sync.h"
 #include "ptdecode/ptdecode.h"
 
@@ -15,6 +16,9 @@ int ptd_pkt_decoder_init(struct pt_packet_decoder *decoder,
 	if (!decoder || !config)
 		return -pte_invalid;
 	memset(decoder, 0, sizeof(*decoder));
+#if PTD_PKT_BATCH_AVX2
+	decoder->avx2 = ptd_pkt_batch_avx2_usable();
+#endif
 	return ptd_config_from_user(&decoder->config, config);
 }
 
@@ -158,9 +162,11 @@ int pt_pkt_next(struct pt_packet_decoder *decoder, struct pt_packet *packet,
 	return out->size;
 }
 
-/* The inner loop of ptd_pkt_next_batch() for the common case: at least 16
- * bytes left and no PEBS block open.  Decodes packets into @packets from
- * index *@n on while that holds, and returns the new position.
+/* The portable inner loop of ptd_pkt_next_batch(), for the common case: at
+ * least 16 bytes left and no PEBS block open.  Decodes packets into
+ * b->packets from index b->n on while that holds, and returns the new
+ * position.  Also finishes what the AVX2 loop leaves: the last few packets
+ * of a call and the end of the buffer.
  *
  * PAD and TNT-8, the most frequent packets in real traces, get their own
  * branches: where they come in runs the branch predictor runs ahead of the
@@ -169,14 +175,16 @@ int pt_pkt_next(struct pt_packet_decoder *decoder, struct pt_packet *packet,
  * the rest through the general decoder.  @want_offsets is a compile-time
  * constant at each call, so the compiler makes one copy of the loop with
  * offsets and one without. */
-static inline const uint8_t *
-ptd_pkt_batch_fast(const uint8_t *pos, const uint8_t *begin, const uint8_t *end,
-                   const struct pt_config *config, struct pt_packet *packets,
-                   size_t count, size_t *n, uint64_t *offsets, int want_offsets,
-                   struct ptd_pkt_state *state)
+static inline const uint8_t *ptd_pkt_batch_fast(const uint8_t *pos,
+                                                struct ptd_pkt_batch *b,
+                                                int want_offsets)
 {
+	const uint8_t *const begin = b->begin, *const end = b->end;
 	const uint8_t *limit = end - PTD_PS_MAX;
-	size_t i = *n;
+	struct pt_packet *const packets = b->packets;
+	uint64_t *const offsets = b->offsets;
+	const size_t count = b->count;
+	size_t i = b->n;
 
 	while (i < count && pos < limit) {
 		struct pt_packet *pkt = &packets[i];
@@ -207,8 +215,9 @@ ptd_pkt_batch_fast(const uint8_t *pos, const uint8_t *begin, const uint8_t *end,
 		}
 		consumed = ptd_pkt_decode_fast(pos, pkt);
 		if (!consumed) {
-			consumed = ptd_pkt_decode(pos, end, config, pkt, state);
-			if (consumed <= 0 || state->bip_size) {
+			consumed = ptd_pkt_decode(pos, end, b->config, pkt,
+			                          b->state);
+			if (consumed <= 0 || b->state->bip_size) {
 				/* Errors and PEBS blocks: the general loop. */
 				if (consumed > 0) {
 					pos += consumed;
@@ -220,7 +229,7 @@ ptd_pkt_batch_fast(const uint8_t *pos, const uint8_t *begin, const uint8_t *end,
 		pos += consumed;
 		++i;
 	}
-	*n = i;
+	b->n = i;
 	return pos;
 }
 
@@ -228,9 +237,9 @@ int ptd_pkt_next_batch(struct pt_packet_decoder *decoder,
                        struct pt_packet *packets, size_t count,
                        uint64_t *offsets)
 {
-	const uint8_t *pos, *end, *begin;
+	const uint8_t *pos, *end;
 	struct ptd_pkt_state state;
-	size_t n = 0;
+	struct ptd_pkt_batch b;
 
 	if (!decoder || !packets || !count)
 		return -pte_invalid;
@@ -240,49 +249,60 @@ int ptd_pkt_next_batch(struct pt_packet_decoder *decoder,
 		count = INT32_MAX;
 
 	pos = decoder->pos;
-	begin = decoder->config.begin;
 	end = decoder->config.end;
 	state = decoder->state;
+	b.begin = decoder->config.begin;
+	b.end = end;
+	b.config = &decoder->config;
+	b.state = &state;
+	b.packets = packets;
+	b.offsets = offsets;
+	b.count = count;
+	b.n = 0;
 
-	while (n < count && pos < end) {
+	while (b.n < count && pos < end) {
 		int consumed;
 
 		if (!state.bip_size && end - pos > PTD_PS_MAX) {
-			const struct pt_config *config = &decoder->config;
-			size_t before = n;
+			size_t before = b.n;
 
-			if (offsets)
-				pos = ptd_pkt_batch_fast(
-				        pos, begin, end, config, packets, count,
-				        &n, offsets, 1, &state);
-			else
-				pos = ptd_pkt_batch_fast(pos, begin, end,
-				                         config, packets, count,
-				                         &n, NULL, 0, &state);
-			if (n != before)
+			b.stop = 0;
+#if PTD_PKT_BATCH_AVX2
+			if (decoder->avx2)
+				pos = ptd_pkt_batch_avx2(pos, &b);
+#endif
+			if (!b.stop) {
+				if (offsets)
+					pos = ptd_pkt_batch_fast(pos, &b, 1);
+				else
+					pos = ptd_pkt_batch_fast(pos, &b, 0);
+			}
+			if (b.n != before && !b.stop)
 				continue;
+			if (b.n >= count)
+				break;
 		}
 
 		/* Near the end of the buffer, in PEBS blocks, and at errors:
 		 * one packet at a time. */
 		consumed = ptd_pkt_decode(pos, end, &decoder->config,
-		                          &packets[n], &state);
+		                          &packets[b.n], &state);
 		if (consumed <= 0) {
-			if (n == 0) {
+			if (b.n == 0) {
 				decoder->state = state;
 				return consumed;
 			}
 			break;
 		}
 		if (offsets)
-			offsets[n] = (uint64_t)(pos - begin);
+			offsets[b.n] = (uint64_t)(pos - b.begin);
 		pos += consumed;
-		++n;
+		++b.n;
 	}
 
 	decoder->pos = pos;
 	decoder->state = state;
-	if (n == 0)
+	if (b.n == 0)
 		return -pte_eos;
-	return (int)n;
+	return (int)b.n;
 }

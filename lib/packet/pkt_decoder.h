@@ -19,6 +19,11 @@ struct pt_packet_decoder {
 
 	/* Decoding state carried from packet to packet. */
 	struct ptd_pkt_state state;
+
+	/* Whether ptd_pkt_next_batch() uses its AVX2 loop (pkt_batch.h);
+	 * set where the CPU has AVX2, cleared by tests of the portable
+	 * loop. */
+	int avx2;
 };
 
 /* Initialize @decoder for @config; see pt_pkt_alloc_decoder(). */

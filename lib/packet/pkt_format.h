@@ -169,4 +169,19 @@ struct ptd_pkt_fast {
 	uint64_t a_const, a_mask, b_const, b_mask;
 };
 
+/* One entry of the image table of the batch decoder (pkt_tables.h): the
+ * packet is the 32-byte value  c | ((w & m) << c[3])  stored at its place in
+ * the output array, where w is the 8 bytes after the opcode (little-endian)
+ * in each 64-bit lane.  Lane 0 is the type and size, lanes 1 and 2 the
+ * payload slots A and B of struct ptd_pkt_fast, and lane 3 spills into the
+ * next packet (which is written later) and doubles as the shift count.  An
+ * entry is one 64-byte cache line. */
+struct ptd_pkt_image {
+	_Alignas(64) uint64_t c[4];
+	uint64_t m[4];
+};
+
+/* Lane 0 of an image: struct pt_packet's type and size fields. */
+#define PTD_IMG_HEAD(type, size) ((uint64_t)(type) | ((uint64_t)(size) << 32))
+
 #endif /* PTD_PKT_FORMAT_H */

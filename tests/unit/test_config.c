@@ -12,6 +12,8 @@
 
 #include "test_util.h"
 
+#include "packet/pkt_decoder.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static void test_config_init(void **state)
@@ -547,9 +549,11 @@ static void reference_decode(struct reference *ref, uint8_t *buf, size_t size,
 	pt_pkt_free_decoder(decoder);
 }
 
-/* Decode the same with ptd_pkt_next_batch(@count) and compare. */
-static void check_batch(const struct reference *ref, uint8_t *buf, size_t size,
-                        const struct pt_errata *errata, size_t count)
+/* Decode the same with ptd_pkt_next_batch(@count) and compare; with the
+ * portable loop if @portable, else with the loop the CPU supports best. */
+static void check_batch_loop(const struct reference *ref, uint8_t *buf,
+                             size_t size, const struct pt_errata *errata,
+                             size_t count, int portable)
 {
 	struct pt_packet_decoder *decoder = ptd_t_decoder(buf, size, errata);
 	struct pt_packet packets[64];
@@ -557,6 +561,8 @@ static void check_batch(const struct reference *ref, uint8_t *buf, size_t size,
 	size_t i = 0;
 
 	assert_true(count <= ARRAY_SIZE(packets));
+	if (portable)
+		decoder->avx2 = 0;
 	assert_int_equal(pt_pkt_sync_set(decoder, 0), 0);
 	while (i < ref->n) {
 		/* Offsets are optional: leave them out for one count. */
@@ -612,6 +618,14 @@ static void check_batch(const struct reference *ref, uint8_t *buf, size_t size,
 		}
 	}
 	pt_pkt_free_decoder(decoder);
+}
+
+/* check_batch_loop() with both loops. */
+static void check_batch(const struct reference *ref, uint8_t *buf, size_t size,
+                        const struct pt_errata *errata, size_t count)
+{
+	check_batch_loop(ref, buf, size, errata, count, 0);
+	check_batch_loop(ref, buf, size, errata, count, 1);
 }
 
 /* A stream with runs of PADs and TNT-8s (the batch fast paths), blocks
@@ -806,6 +820,52 @@ static void test_batch_skd007(void **state)
 	free(buf);
 }
 
+/* Every pair of first bytes, with and without SKD007, after runs of PADs of
+ * several lengths (so at many places of the batch decoder's blocks and
+ * lanes) and before an OVF extension byte and more PADs: the batch decoder
+ * finds the same packets as pt_pkt_next().  The buffer is long enough for
+ * the batch decoder's SIMD loop (pkt_batch_avx2.c) to run over several of
+ * its chunks. */
+static void test_batch_opcode_pairs(void **state)
+{
+	static const size_t runs[] = {0,   1,   3,   4,   5,   15,  16,
+	                              30,  31,  32,  33,  60,  127, 128,
+	                              130, 159, 160, 190, 250, 300};
+	/* Several chunks of the SIMD loop, and fewer PADs than the
+	 * reference has room for. */
+	enum { SIZE = 560 };
+	struct reference *ref;
+	struct pt_errata errata;
+	uint8_t *buf;
+	unsigned b0, b1;
+	int skd007;
+
+	(void)state;
+	ref = malloc(sizeof(*ref));
+	buf = malloc(SIZE);
+	assert_non_null(ref);
+	assert_non_null(buf);
+	for (skd007 = 0; skd007 < 2; ++skd007) {
+		memset(&errata, 0, sizeof(errata));
+		errata.skd007 = (uint32_t)skd007;
+		for (b0 = 0; b0 < 256; ++b0) {
+			for (b1 = 0; b1 < 256; ++b1) {
+				size_t at =
+				        runs[(b0 * 7 + b1) % ARRAY_SIZE(runs)];
+
+				memset(buf, 0, SIZE);
+				buf[at] = (uint8_t)b0;
+				buf[at + 1] = (uint8_t)b1;
+				buf[at + 2] = 0xf3; /* OVF after 0x02 */
+				reference_decode(ref, buf, SIZE, &errata);
+				check_batch(ref, buf, SIZE, &errata, 64);
+			}
+		}
+	}
+	free(buf);
+	free(ref);
+}
+
 /* pt_pkt_next() with the packet size of an older or newer caller. */
 static void test_next_packet_size(void **state)
 {
@@ -870,6 +930,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_batch_api),
 	        cmocka_unit_test(test_batch_skd007_offset),
 	        cmocka_unit_test(test_batch_skd007),
+	        cmocka_unit_test(test_batch_opcode_pairs),
 	        cmocka_unit_test(test_next_packet_size),
 	};
 

@@ -249,6 +249,53 @@ static void test_first_byte_decodes(void **state)
 	}
 }
 
+/* Every packet image of the batch decoder (struct ptd_pkt_image), computed
+ * as the batch decoder does, is the packet that pt_pkt_next() decodes from
+ * the same bytes, for a few payloads.  CYC images are for the two-byte CYC
+ * (the second byte's bit 0 clear). */
+static void test_image_table(void **state)
+{
+	static const uint64_t payloads[] = {0, 0x0123456789abcdefull,
+	                                    0xfedcba9876543210ull, ~0ull};
+	unsigned b, i, lane;
+
+	(void)state;
+	for (b = 0; b < 256; ++b) {
+		const struct ptd_pkt_image *img = &ptd_pkt_image[b];
+
+		if (!img->c[0]) {
+			/* The general decoder's opcodes: no fast entry. */
+			assert_int_equal(ptd_pkt_fast[b].size, 0);
+			continue;
+		}
+		for (i = 0; i < sizeof(payloads) / sizeof(payloads[0]); ++i) {
+			uint8_t bytes[16] = {0};
+			struct pt_packet packet, image;
+			uint64_t w = payloads[i], v[3];
+			const char *diff;
+			int errcode;
+
+			if ((b & 7) == 7)
+				w &= ~1ull; /* a two-byte CYC */
+			bytes[0] = (uint8_t)b;
+			memcpy(&bytes[1], &w, sizeof(w));
+			for (lane = 0; lane < 3; ++lane)
+				v[lane] = img->c[lane] |
+				          ((w & img->m[lane]) << img->c[3]);
+			memcpy(&image, v, sizeof(image));
+			errcode = decode16(bytes, &packet);
+			if (errcode <= 0)
+				fail_msg("opcode 0x%02x: %d", b, errcode);
+			assert_int_equal(image.type, packet.type);
+			assert_int_equal(image.size, packet.size);
+			diff = ptd_pkt_diff(&image, &packet);
+			if (diff)
+				fail_msg("opcode 0x%02x, payload %u: %s", b, i,
+				         diff);
+		}
+	}
+}
+
 /* Every second byte after 0x02, followed by zeros, decodes as its class
  * says (zero payloads that are not valid are -pte_bad_packet). */
 static void test_ext_byte_decodes(void **state)
@@ -312,6 +359,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_ext_byte_table),
 	        cmocka_unit_test(test_opcode_constants),
 	        cmocka_unit_test(test_first_byte_decodes),
+	        cmocka_unit_test(test_image_table),
 	        cmocka_unit_test(test_ext_byte_decodes),
 	};
 

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The AVX2 inner loop of ptd_pkt_next_batch().
+ *
+ * Why a different loop: a packet's position depends on the previous packet's
+ * size, which depends on its opcode.  Decoding one packet after the other is
+ * a chain of two dependent loads per packet (opcode, then its size), about
+ * seven cycles, and no amount of work saved elsewhere makes the loop faster
+ * than that chain.  Branches on the frequent one-byte packets shorten it
+ * only where they predict well (long runs of PAD); on mixed streams they
+ * mispredict.
+ *
+ * What this loop does instead, for a chunk of PTD_CHUNK bytes at a time:
+ *
+ * 1. For every byte position p of the chunk, as if a packet started there,
+ *    compute with SIMD (32 positions at once, no branches):
+ *      size[p]  the size of that packet if it is one of the frequent kinds
+ *               (PAD, TNT-8, CYC of one or two bytes, TIP/TIP.PGE/TIP.PGD/FUP
+ *               with any valid IP compression, TSC, MTC), else 0;
+ *      run[p]   how many one-byte packets follow each other from p, at most
+ *               PTD_RUN;
+ *      next[p]  q + size[q] with q = p + run[p]: the position after those
+ *               one-byte packets and the packet that ends them.
+ *    These depend only on the bytes, not on where packets really start, so
+ *    they cost the same on every stream.
+ *
+ * 2. Walk the real packets in steps: from a packet start p, one step covers
+ *    the run[p] one-byte packets at p and the packet at q = p + run[p]; the
+ *    next step starts at next[p].  The loop-carried chain is now one load
+ *    per step (up to PTD_RUN + 1 packets), not two per packet, and there
+ *    are no data-dependent branches: each step writes PTD_RUN one-byte
+ *    packet images unconditionally (those beyond the real run are garbage
+ *    that the next step overwrites, as the output index only advances by
+ *    run[p] + 1) and then the packet at q.
+ *
+ * A packet image is one 32-byte store from a 64-byte table entry per opcode
+ * (struct ptd_pkt_image): one-byte packets are a plain copy, and multi-byte
+ * packets take their payload from the eight bytes after the opcode with a
+ * mask and a shift, as in ptd_pkt_decode_fast().
+ *
+ * A packet of any other kind (size 0: PSB, extended opcodes, MODE, longer
+ * CYCs, reserved IP compressions, unknown opcodes) stops the step's
+ * position arithmetic: next[p] == q tells the loop, which hands the packet
+ * to the general decoder and goes on after it.
+ *
+ * The result is the same as ptd_pkt_decode() packet by packet: the sizes and
+ * images come from the same rules (tests/unit/test_config.c checks every
+ * pair of first bytes against pt_pkt_next(); the differential and fuzz
+ * tests compare the batch decoder with pt_pkt_next() on random streams). */
+#include "pkt_batch.h"
+
+#if PTD_PKT_BATCH_AVX2
+
+#include <immintrin.h>
+
+#define PTD_AVX2 __attribute__((target("avx2")))
+
+enum {
+	/* One-byte packet images written per step.  More means fewer steps
+	 * on streams with long runs of PAD and TNT-8 and more wasted stores
+	 * on the others; 4 is best on the corpus traces. */
+	PTD_RUN = 4,
+	/* Positions per chunk; positions are bytes, and the largest value
+	 * stored, PTD_CHUNK + 31 + PTD_RUN + 9 (a step from the last position
+	 * of the block after the chunk), must stay below 256. */
+	PTD_CHUNK = 128,
+	/* Bytes that must follow a chunk: the two 32-byte blocks after it
+	 * (the steps near the chunk's end and in the block after it depend on
+	 * them), read up to one byte further (the second byte of a CYC). */
+	PTD_CHUNK_TAIL = 65,
+	/* The loop runs only for at least this many packets, and with this
+	 * many bytes more than a chunk needs. */
+	PTD_MIN_PACKETS = 32,
+	PTD_MIN_BYTES = 64
+};
+
+_Static_assert(PTD_CHUNK % 32 == 0 && PTD_CHUNK + 31 + PTD_RUN + 9 < 256,
+               "chunk positions fit into bytes");
+
+int ptd_pkt_batch_avx2_usable(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2");
+}
+
+/* The vector constants, in memory: most instructions take them as an
+ * operand, while constants built in registers would be rebuilt inside the
+ * loops for want of registers.  Tables for vpshufb repeat in both lanes. */
+struct ptd_consts {
+	/* By the low nibble of an opcode: 1 for one-byte packets (even
+	 * opcodes: PAD and TNT-8; xxxx_x011: CYC), 2 for CYC with the
+	 * extension bit (xxxx_x111: two bytes if the second byte ends it),
+	 * 0x80 for the IP packets (xxx0_0001 TIP.PGD, xxx1_0001 TIP.PGE,
+	 * xxx0_1101 TIP, xxx1_1101 FUP), 0x40 for xxxx_1001 (TSC, MTC, MODE,
+	 * TRIG, unknown), 0 for the rest (unknown).  The 0x02 escape is
+	 * handled apart. */
+	_Alignas(32) uint8_t by_low[32];
+	/* By the high nibble: the size of an IP packet (by the IP compression
+	 * in bits 7:5; 0 if reserved), and of a xxxx_1001 packet (0x19 TSC,
+	 * 0x59 MTC; 0 for the others). */
+	_Alignas(32) uint8_t ip_by_high[32];
+	_Alignas(32) uint8_t x9_by_high[32];
+	_Alignas(32) uint8_t iota[32];
+	/* The first position of each lane. */
+	_Alignas(32) uint8_t lane_base[32];
+};
+
+static const struct ptd_consts ptd_k = {
+        .by_low = {1, 0x80, 1, 1, 1, 0, 1, 2, 1, 0x40, 1, 1, 1, 0x80, 1, 2,
+                   1, 0x80, 1, 1, 1, 0, 1, 2, 1, 0x40, 1, 1, 1, 0x80, 1, 2},
+        .ip_by_high = {1, 1, 3, 3, 5, 5, 7, 7, 7, 7, 0, 0, 9, 9, 0, 0,
+                       1, 1, 3, 3, 5, 5, 7, 7, 7, 7, 0, 0, 9, 9, 0, 0},
+        .x9_by_high = {0, 8, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                       0, 8, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        .iota = {0,    1,    2,    3,    4,    5,    6,    7,
+                 8,    9,    0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+                 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,
+                 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f},
+        .lane_base = {0,    0,    0,    0,    0,    0,    0,    0,
+                      0,    0,    0,    0,    0,    0,    0,    0,
+                      0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10,
+                      0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10},
+};
+
+#define PTD_K(name) _mm256_load_si256((const __m256i *)ptd_k.name)
+
+/* The sizes of the packets that would start at each of the 32 bytes at @p
+ * (0: not a frequent kind).  Reads p[0..32].  @skd007 is all ones when the
+ * SKD007 erratum applies: then a two-byte CYC whose second byte is 0x02 may
+ * be an OVF in disguise and goes to the general decoder. */
+PTD_AVX2 static inline __m256i ptd_sizes(const uint8_t *p, __m256i skd007)
+{
+	const __m256i nibble = _mm256_set1_epi8(0x0f);
+	const __m256i ext = _mm256_set1_epi8(PTD_OPC_EXT);
+	const __m256i b = _mm256_loadu_si256((const __m256i *)p);
+	const __m256i b1 = _mm256_loadu_si256((const __m256i *)(p + 1));
+	__m256i cls, size, bad;
+
+	cls = _mm256_shuffle_epi8(PTD_K(by_low), _mm256_and_si256(b, nibble));
+	/* The high nibble (the shift moves bits between the bytes of a
+	 * word; the mask drops them). */
+	bad = _mm256_and_si256(_mm256_srli_epi16(b, 4), nibble);
+	/* vpblendvb selects by the top bit: 0x40 doubled for xxxx_1001,
+	 * 0x80 for the IP packets. */
+	size = _mm256_blendv_epi8(cls,
+	                          _mm256_shuffle_epi8(PTD_K(x9_by_high), bad),
+	                          _mm256_add_epi8(cls, cls));
+	size = _mm256_blendv_epi8(
+	        size, _mm256_shuffle_epi8(PTD_K(ip_by_high), bad), cls);
+	size = _mm256_andnot_si256(_mm256_cmpeq_epi8(b, ext), size);
+	/* A CYC with the extension bit is two bytes long if the second byte
+	 * has bit 0 clear (bit 0 moved to the top bit of each byte). */
+	bad = _mm256_or_si256(
+	        _mm256_slli_epi16(b1, 7),
+	        _mm256_and_si256(skd007, _mm256_cmpeq_epi8(b1, ext)));
+	bad = _mm256_and_si256(bad,
+	                       _mm256_cmpeq_epi8(cls, _mm256_set1_epi8(2)));
+	return _mm256_blendv_epi8(size, _mm256_setzero_si256(), bad);
+}
+
+/* What ptd_block() finds in 32 bytes, as block-relative positions x:
+ * first[x], the first position >= x in x's 16-byte lane that is not a
+ * one-byte packet (0xff if none), and end[x] = x + size[x]. */
+struct ptd_block {
+	__m256i first, end;
+};
+
+PTD_AVX2 static inline struct ptd_block ptd_block(const uint8_t *p,
+                                                  __m256i skd007)
+{
+	const __m256i ones = _mm256_set1_epi8(-1);
+	const __m256i size = ptd_sizes(p, skd007);
+	struct ptd_block blk;
+	__m256i first;
+
+	/* A suffix minimum over (one-byte ? 0xff : x) in four shifts. */
+	first = _mm256_or_si256(PTD_K(iota),
+	                        _mm256_cmpeq_epi8(size, _mm256_set1_epi8(1)));
+	first = _mm256_min_epu8(first, _mm256_alignr_epi8(ones, first, 1));
+	first = _mm256_min_epu8(first, _mm256_alignr_epi8(ones, first, 2));
+	first = _mm256_min_epu8(first, _mm256_alignr_epi8(ones, first, 4));
+	first = _mm256_min_epu8(first, _mm256_alignr_epi8(ones, first, 8));
+	blk.first = first;
+	blk.end = _mm256_add_epi8(PTD_K(iota), size);
+	return blk;
+}
+
+/* Store next[] and run[] (see the top of this file) of the 32 positions of
+ * block @cur at @off of the chunk; @after is the block that follows it.  A
+ * position's run may reach into the following 16-byte lane: each lane needs
+ * the first entry of that lane's first[] and the end[] values there. */
+PTD_AVX2 static inline void ptd_block_steps(struct ptd_block cur,
+                                            struct ptd_block after,
+                                            unsigned off, uint8_t *next,
+                                            uint8_t *run)
+{
+	const __m256i b32 = _mm256_set1_epi8(32);
+	__m256i follow, first, q, idx, here, there;
+
+	/* The following lanes: cur's high lane, and after's low lane moved
+	 * to cur's positions (0xff stays 0xff). */
+	follow = _mm256_permute2x128_si256(
+	        cur.first, _mm256_adds_epu8(after.first, b32), 0x21);
+	first = _mm256_min_epu8(
+	        cur.first, _mm256_shuffle_epi8(follow, _mm256_setzero_si256()));
+	/* q[x]: where the step from x ends its run. */
+	q = _mm256_min_epu8(
+	        first, _mm256_add_epi8(PTD_K(iota), _mm256_set1_epi8(PTD_RUN)));
+
+	/* next[x] = end[q[x]]; q[x] lies in x's lane or the following one,
+	 * at lane offset idx < 16 + PTD_RUN. */
+	follow = _mm256_permute2x128_si256(
+	        cur.end, _mm256_add_epi8(after.end, b32), 0x21);
+	idx = _mm256_sub_epi8(q, PTD_K(lane_base));
+	here = _mm256_shuffle_epi8(cur.end, idx);
+	there = _mm256_shuffle_epi8(follow, idx);
+	here = _mm256_blendv_epi8(here, there,
+	                          _mm256_cmpgt_epi8(idx, _mm256_set1_epi8(15)));
+
+	_mm256_storeu_si256((__m256i *)(next + off),
+	                    _mm256_add_epi8(here, _mm256_set1_epi8((char)off)));
+	_mm256_storeu_si256((__m256i *)(run + off),
+	                    _mm256_sub_epi8(q, PTD_K(iota)));
+}
+
+/* Write the image of the one-byte packet at @pos to @pkt (32 bytes). */
+PTD_AVX2 static inline void ptd_put1(struct pt_packet *pkt, const uint8_t *pos)
+{
+	const struct ptd_pkt_image *img = &ptd_pkt_image[pos[0]];
+
+	_mm256_storeu_si256((__m256i *)pkt,
+	                    _mm256_load_si256((const __m256i *)img->c));
+}
+
+/* Write the image of the packet at @pos, of any size, to @pkt (32 bytes;
+ * reads pos[0..9)). */
+PTD_AVX2 static inline void ptd_put(struct pt_packet *pkt, const uint8_t *pos)
+{
+	const struct ptd_pkt_image *img = &ptd_pkt_image[pos[0]];
+	long long w;
+	__m256i v;
+
+	memcpy(&w, pos + 1, sizeof(w));
+	v = _mm256_and_si256(_mm256_set1_epi64x(w),
+	                     _mm256_load_si256((const __m256i *)img->m));
+	v = _mm256_sll_epi64(v, _mm_loadl_epi64((const __m128i *)&img->c[3]));
+	v = _mm256_or_si256(v, _mm256_load_si256((const __m256i *)img->c));
+	_mm256_storeu_si256((__m256i *)pkt, v);
+}
+
+/* The general decoder, for the packets that a step does not decode itself.
+ * Out of line: it is rare, and big.  No PEBS block is open here, so packets
+ * with the 0x02 escape (PSB+ packets and others) can go straight to their
+ * decoder. */
+__attribute__((noinline)) static int ptd_general(const uint8_t *pos,
+                                                 const uint8_t *end,
+                                                 const struct pt_config *config,
+                                                 struct pt_packet *pkt,
+                                                 struct ptd_pkt_state *state)
+{
+	if (pos[0] == PTD_OPC_EXT)
+		return ptd_pkt_decode_ext(pos, end, config, pkt, state);
+	return ptd_pkt_decode(pos, end, config, pkt, state);
+}
+
+/* A step's result when the caller's loop must take over at chunk + (value &
+ * ~PTD_STOP); larger than any position. */
+#define PTD_STOP 0x8000u
+
+/* One step from packet position @p of @chunk (see the top of this file):
+ * writes the packets to *@out (and their offsets to *@offs if
+ * @want_offsets), advances both, and returns the position of the next
+ * packet, or PTD_STOP | position where the caller must decode. */
+PTD_AVX2 static inline __attribute__((always_inline)) unsigned
+ptd_step(const uint8_t *chunk, unsigned p, const uint8_t *next,
+         const uint8_t *run, struct pt_packet **out, uint64_t **offs,
+         struct ptd_pkt_batch *b, int want_offsets)
+{
+	const uint8_t *at = chunk + p;
+	struct pt_packet *o = *out;
+	unsigned r = run[p], q = p + r, to = next[p];
+
+	for (int k = 0; k < PTD_RUN; ++k)
+		ptd_put1(o + k, at + k);
+	if (want_offsets) {
+		const uint64_t off = (uint64_t)(at - b->begin);
+		const __m256i iota = _mm256_setr_epi64x(0, 1, 2, 3);
+
+		for (int k = 0; k < PTD_RUN; k += 4)
+			_mm256_storeu_si256(
+			        (__m256i *)(*offs + k),
+			        _mm256_add_epi64(_mm256_set1_epi64x(
+			                                 (long long)(off + k)),
+			                         iota));
+		(*offs)[r] = off + r;
+	}
+	if (__builtin_expect(to == q, 0)) {
+		/* Not a frequent kind: the general decoder. */
+		int size = ptd_general(chunk + q, b->end, b->config, o + r,
+		                       b->state);
+
+		if (size <= 0 || b->state->bip_size) {
+			/* An error, a zero-size unknown packet or a PEBS
+			 * block: the caller's loop takes over. */
+			if (size > 0) {
+				q += (unsigned)size;
+				++r;
+			}
+			*out = o + r;
+			return PTD_STOP | q;
+		}
+		to = q + (unsigned)size;
+	} else {
+		ptd_put(o + r, chunk + q);
+	}
+	*out = o + r + 1;
+	if (want_offsets)
+		*offs += r + 1;
+	return to;
+}
+
+/* The loop; @want_offsets is a constant at each call, and the function is
+ * always inlined, so that the compiler makes one copy with offsets and one
+ * without. */
+PTD_AVX2 static inline __attribute__((always_inline)) const uint8_t *
+ptd_batch_avx2(const uint8_t *pos, struct ptd_pkt_batch *b, int want_offsets)
+{
+	/* The steps of the chunk and of the block after it: a step from
+	 * inside the chunk ends before PTD_CHUNK + 32, so two steps in a row
+	 * need no check in between. */
+	uint8_t next[PTD_CHUNK + 32];
+	uint8_t run[PTD_CHUNK + 32];
+	const __m256i skd007 =
+	        _mm256_set1_epi8(b->config->errata.skd007 ? -1 : 0);
+	const uint8_t *const end = b->end;
+	/* Room for one step (PTD_RUN + 1 images and the spill of the last),
+	 * and for two. */
+	struct pt_packet *const last1 = b->packets + b->count - (PTD_RUN + 1);
+	struct pt_packet *const last2 = last1 - (PTD_RUN + 1);
+	struct pt_packet *out = b->packets + b->n;
+	uint64_t *offs = want_offsets ? b->offsets + b->n : NULL;
+	const uint8_t *chunk = pos;
+	struct ptd_block blk0, blk1;
+	unsigned p = 0;
+	int fresh = 1;
+
+	while (end - chunk >= PTD_CHUNK + PTD_CHUNK_TAIL && out < last1) {
+		/* The first two blocks of a chunk are the last two of the
+		 * previous one, unless the chunk starts afresh. */
+		if (fresh) {
+			blk0 = ptd_block(chunk, skd007);
+			blk1 = ptd_block(chunk + 32, skd007);
+		}
+		for (unsigned off = 0; off < PTD_CHUNK; off += 32) {
+			struct ptd_block blk2 =
+			        ptd_block(chunk + off + 64, skd007);
+
+			ptd_block_steps(blk0, blk1, off, next, run);
+			blk0 = blk1;
+			blk1 = blk2;
+		}
+		ptd_block_steps(blk0, blk1, PTD_CHUNK, next, run);
+
+		while (p < PTD_CHUNK && out < last2) {
+			p = ptd_step(chunk, p, next, run, &out, &offs, b,
+			             want_offsets);
+			/* A step from inside the chunk ends before
+			 * PTD_CHUNK + 32, unless the general decoder took a
+			 * long packet or stopped. */
+			if (__builtin_expect(p >= PTD_CHUNK + 32, 0))
+				break;
+			p = ptd_step(chunk, p, next, run, &out, &offs, b,
+			             want_offsets);
+		}
+		while (p < PTD_CHUNK && out < last1)
+			p = ptd_step(chunk, p, next, run, &out, &offs, b,
+			             want_offsets);
+		if (p & PTD_STOP) {
+			b->stop = 1;
+			chunk += p & ~PTD_STOP;
+			p = 0;
+			break;
+		}
+		if (p < PTD_CHUNK)
+			break;
+		/* The next chunk follows this one, unless the general decoder
+		 * took a packet longer than a chunk. */
+		fresh = p >= 2 * PTD_CHUNK;
+		if (fresh) {
+			chunk += p;
+			p = 0;
+		} else {
+			chunk += PTD_CHUNK;
+			p -= PTD_CHUNK;
+		}
+	}
+	b->n = (size_t)(out - b->packets);
+	return chunk + p;
+}
+
+PTD_AVX2 static const uint8_t *ptd_batch_avx2_offsets(const uint8_t *pos,
+                                                      struct ptd_pkt_batch *b)
+{
+	return ptd_batch_avx2(pos, b, 1);
+}
+
+PTD_AVX2 static const uint8_t *ptd_batch_avx2_plain(const uint8_t *pos,
+                                                    struct ptd_pkt_batch *b)
+{
+	return ptd_batch_avx2(pos, b, 0);
+}
+
+const uint8_t *ptd_pkt_batch_avx2(const uint8_t *pos, struct ptd_pkt_batch *b)
+{
+	if (b->state->bip_size) {
+		b->stop = 1;
+		return pos;
+	}
+	/* Not for a few packets or bytes: the first chunk costs as much as
+	 * decoding a few dozen packets with the portable loop. */
+	if (b->count - b->n < PTD_MIN_PACKETS ||
+	    b->end - pos < PTD_CHUNK + PTD_CHUNK_TAIL + PTD_MIN_BYTES)
+		return pos;
+	if (b->offsets)
+		return ptd_batch_avx2_offsets(pos, b);
+	return ptd_batch_avx2_plain(pos, b);
+}
+
+#endif /* PTD_PKT_BATCH_AVX2 */
