@@ -60,12 +60,13 @@ enum {
 	 * on the others; 4 is best on the corpus traces. */
 	PTD_RUN = 4,
 	/* Positions per chunk; positions are bytes, and the largest value
-	 * stored, PTD_CHUNK + 31 + PTD_RUN + 9 (a step from the last position
-	 * of the block after the chunk), must stay below 256. */
+	 * stored, PTD_CHUNK - 1 + PTD_RUN + 9 (a step from the chunk's last
+	 * position), must stay below 256. */
 	PTD_CHUNK = 128,
 	/* Bytes that must follow a chunk: the two 32-byte blocks after it
-	 * (the steps near the chunk's end and in the block after it depend on
-	 * them), read up to one byte further (the second byte of a CYC). */
+	 * (the steps near the chunk's end depend on the first; the second is
+	 * computed ahead), read up to one byte further (the second byte of a
+	 * CYC). */
 	PTD_CHUNK_TAIL = 65,
 	/* The loop runs only for at least this many packets, and with this
 	 * many bytes more than a chunk needs. */
@@ -73,7 +74,7 @@ enum {
 	PTD_MIN_BYTES = 64
 };
 
-_Static_assert(PTD_CHUNK % 32 == 0 && PTD_CHUNK + 31 + PTD_RUN + 9 < 256,
+_Static_assert(PTD_CHUNK % 32 == 0 && PTD_CHUNK - 1 + PTD_RUN + 9 < 256,
                "chunk positions fit into bytes");
 
 int ptd_pkt_batch_avx2_usable(void)
@@ -222,28 +223,36 @@ PTD_AVX2 static inline void ptd_block_steps(struct ptd_block cur,
 	                    _mm256_sub_epi8(q, PTD_K(iota)));
 }
 
+/* The image table entry of the opcode at @pos.  (Addressed as one base and
+ * an offset, so that the compiler keeps one register for the table.) */
+static inline const char *ptd_img(const uint8_t *pos)
+{
+	return (const char *)ptd_pkt_image + ((size_t)pos[0] << 6);
+}
+
 /* Write the image of the one-byte packet at @pos to @pkt (32 bytes). */
 PTD_AVX2 static inline void ptd_put1(struct pt_packet *pkt, const uint8_t *pos)
 {
-	const struct ptd_pkt_image *img = &ptd_pkt_image[pos[0]];
-
 	_mm256_storeu_si256((__m256i *)pkt,
-	                    _mm256_load_si256((const __m256i *)img->c));
+	                    _mm256_load_si256((const __m256i *)ptd_img(pos)));
 }
 
 /* Write the image of the packet at @pos, of any size, to @pkt (32 bytes;
  * reads pos[0..9)). */
 PTD_AVX2 static inline void ptd_put(struct pt_packet *pkt, const uint8_t *pos)
 {
-	const struct ptd_pkt_image *img = &ptd_pkt_image[pos[0]];
+	const char *img = ptd_img(pos);
 	long long w;
 	__m256i v;
 
+	_Static_assert(sizeof(struct ptd_pkt_image) == 64 &&
+	                       offsetof(struct ptd_pkt_image, m) == 32,
+	               "image layout");
 	memcpy(&w, pos + 1, sizeof(w));
 	v = _mm256_and_si256(_mm256_set1_epi64x(w),
-	                     _mm256_load_si256((const __m256i *)img->m));
-	v = _mm256_sll_epi64(v, _mm_loadl_epi64((const __m128i *)&img->c[3]));
-	v = _mm256_or_si256(v, _mm256_load_si256((const __m256i *)img->c));
+	                     _mm256_load_si256((const __m256i *)(img + 32)));
+	v = _mm256_sll_epi64(v, _mm_loadl_epi64((const __m128i *)(img + 24)));
+	v = _mm256_or_si256(v, _mm256_load_si256((const __m256i *)img));
 	_mm256_storeu_si256((__m256i *)pkt, v);
 }
 
@@ -264,20 +273,21 @@ __attribute__((noinline)) static int ptd_general(const uint8_t *pos,
 
 /* A step's result when the caller's loop must take over at chunk + (value &
  * ~PTD_STOP); larger than any position. */
-#define PTD_STOP 0x8000u
+#define PTD_STOP ((size_t)0x8000)
 
 /* One step from packet position @p of @chunk (see the top of this file):
  * writes the packets to *@out (and their offsets to *@offs if
  * @want_offsets), advances both, and returns the position of the next
- * packet, or PTD_STOP | position where the caller must decode. */
-PTD_AVX2 static inline __attribute__((always_inline)) unsigned
-ptd_step(const uint8_t *chunk, unsigned p, const uint8_t *next,
+ * packet, or PTD_STOP | position where the caller must decode.  (Positions
+ * are size_t so that they need no conversions in address arithmetic.) */
+PTD_AVX2 static inline __attribute__((always_inline)) size_t
+ptd_step(const uint8_t *chunk, size_t p, const uint8_t *next,
          const uint8_t *run, struct pt_packet **out, uint64_t **offs,
          struct ptd_pkt_batch *b, int want_offsets)
 {
 	const uint8_t *at = chunk + p;
 	struct pt_packet *o = *out;
-	unsigned r = run[p], q = p + r, to = next[p];
+	size_t r = run[p], q = p + r, to = next[p];
 
 	for (int k = 0; k < PTD_RUN; ++k)
 		ptd_put1(o + k, at + k);
@@ -302,13 +312,13 @@ ptd_step(const uint8_t *chunk, unsigned p, const uint8_t *next,
 			/* An error, a zero-size unknown packet or a PEBS
 			 * block: the caller's loop takes over. */
 			if (size > 0) {
-				q += (unsigned)size;
+				q += (size_t)size;
 				++r;
 			}
 			*out = o + r;
 			return PTD_STOP | q;
 		}
-		to = q + (unsigned)size;
+		to = q + (size_t)size;
 	} else {
 		ptd_put(o + r, chunk + q);
 	}
@@ -324,28 +334,26 @@ ptd_step(const uint8_t *chunk, unsigned p, const uint8_t *next,
 PTD_AVX2 static inline __attribute__((always_inline)) const uint8_t *
 ptd_batch_avx2(const uint8_t *pos, struct ptd_pkt_batch *b, int want_offsets)
 {
-	/* The steps of the chunk and of the block after it: a step from
-	 * inside the chunk ends before PTD_CHUNK + 32, so two steps in a row
-	 * need no check in between. */
-	uint8_t next[PTD_CHUNK + 32];
-	uint8_t run[PTD_CHUNK + 32];
+	uint8_t next[PTD_CHUNK];
+	uint8_t run[PTD_CHUNK];
 	const __m256i skd007 =
 	        _mm256_set1_epi8(b->config->errata.skd007 ? -1 : 0);
 	const uint8_t *const end = b->end;
-	/* Room for one step (PTD_RUN + 1 images and the spill of the last),
-	 * and for two. */
-	struct pt_packet *const last1 = b->packets + b->count - (PTD_RUN + 1);
-	struct pt_packet *const last2 = last1 - (PTD_RUN + 1);
+	/* Room for a step: PTD_RUN + 1 images and the spill of the last. */
+	struct pt_packet *const last = b->packets + b->count - (PTD_RUN + 1);
 	struct pt_packet *out = b->packets + b->n;
 	uint64_t *offs = want_offsets ? b->offsets + b->n : NULL;
 	const uint8_t *chunk = pos;
 	struct ptd_block blk0, blk1;
-	unsigned p = 0;
+	size_t p = 0;
 	int fresh = 1;
 
-	while (end - chunk >= PTD_CHUNK + PTD_CHUNK_TAIL && out < last1) {
-		/* The first two blocks of a chunk are the last two of the
-		 * previous one, unless the chunk starts afresh. */
+	while (end - chunk >= PTD_CHUNK + PTD_CHUNK_TAIL && out < last) {
+		/* The first two blocks of a chunk are the two blocks after
+		 * the previous chunk, unless the chunk starts afresh.  Each
+		 * block's steps need the block after it; computing two blocks
+		 * ahead lets the processor work on one block while it
+		 * finishes the steps of another. */
 		if (fresh) {
 			blk0 = ptd_block(chunk, skd007);
 			blk1 = ptd_block(chunk + 32, skd007);
@@ -358,20 +366,8 @@ ptd_batch_avx2(const uint8_t *pos, struct ptd_pkt_batch *b, int want_offsets)
 			blk0 = blk1;
 			blk1 = blk2;
 		}
-		ptd_block_steps(blk0, blk1, PTD_CHUNK, next, run);
 
-		while (p < PTD_CHUNK && out < last2) {
-			p = ptd_step(chunk, p, next, run, &out, &offs, b,
-			             want_offsets);
-			/* A step from inside the chunk ends before
-			 * PTD_CHUNK + 32, unless the general decoder took a
-			 * long packet or stopped. */
-			if (__builtin_expect(p >= PTD_CHUNK + 32, 0))
-				break;
-			p = ptd_step(chunk, p, next, run, &out, &offs, b,
-			             want_offsets);
-		}
-		while (p < PTD_CHUNK && out < last1)
+		while (p < PTD_CHUNK && out < last)
 			p = ptd_step(chunk, p, next, run, &out, &offs, b,
 			             want_offsets);
 		if (p & PTD_STOP) {
