@@ -1,0 +1,3 @@
+# Sources of the flow layer (relative to this folder): instruction-flow and block decoders, block cache.
+list(APPEND PTD_LAYER_SOURCES
+)

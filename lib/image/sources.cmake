@@ -1,0 +1,3 @@
+# Sources of the image layer (relative to this folder): traced image and image section cache.
+list(APPEND PTD_LAYER_SOURCES
+)
