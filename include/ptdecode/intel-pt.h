@@ -1333,6 +1333,56 @@ extern pt_export int pt_qry_time(struct pt_query_decoder *decoder,
 extern pt_export int pt_qry_core_bus_ratio(struct pt_query_decoder *decoder,
                                            uint32_t *cbr);
 
+/* ------------------------------------------------------------------------ */
+/* 9. Traced image                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* (Address spaces, the image section cache and the traced image.) */
+
+/* ------------------------------------------------------------------------ */
+/* 10. Instruction flow                                                      */
+/* ------------------------------------------------------------------------ */
+
+/** The coarse kind of an instruction, as the flow decoders report it in
+ * struct pt_insn and struct pt_block. */
+enum pt_insn_class {
+	/** Not decodable, or not classified (also known as ptic_error). */
+	ptic_unknown,
+	/** Anything not listed below: no change of control flow. */
+	ptic_other,
+	/** A near call, direct or indirect. */
+	ptic_call,
+	/** A near return. */
+	ptic_return,
+	/** A near unconditional jump. */
+	ptic_jump,
+	/** A near conditional jump (Jcc, LOOPcc, JrCXZ). */
+	ptic_cond_jump,
+	/** A far transfer that behaves like a call (far CALL, INT n, INT3,
+	 * INTO, SYSCALL, SYSENTER, VMCALL, ...). */
+	ptic_far_call,
+	/** A far transfer that behaves like a return (far RET, IRET, SYSRET,
+	 * SYSEXIT, VMLAUNCH/VMRESUME as seen from the host, ...). */
+	ptic_far_return,
+	/** A far jump. */
+	ptic_far_jump,
+	/** PTWRITE. */
+	ptic_ptwrite,
+	/** An indirect transfer that fits none of the above (libipt >= 2.1;
+	 * see docs/compatibility.md for which instructions ptdecode puts here). */
+	ptic_indirect
+};
+
+/** libipt 2.0's name for ptic_unknown. */
+#define ptic_error ptic_unknown
+
+/** The longest x86 instruction, in bytes. */
+enum { pt_max_insn_size = 15 };
+
+/* ------------------------------------------------------------------------ */
+/* 11. Block decoder                                                         */
+/* ------------------------------------------------------------------------ */
+
 #ifdef __cplusplus
 }
 #endif
