@@ -12,6 +12,9 @@
 
 #include "intel-pt.h"
 #include "ptd_clock.h"
+#include "ptd_flow.h"
+#include "ptd_image.h"
+#include "ptd_query.h"
 #include "ptd_rtit.h"
 #include "ptd_time.h"
 
