@@ -27,21 +27,27 @@ enum ptd_ild_kind {
 	ptd_ik_jmp_far,  /* far JMP, direct or indirect */
 	ptd_ik_ret_far,  /* far RET */
 	ptd_ik_int,      /* INT n, INT3, INTO, INT1 */
-	ptd_ik_iret,     /* IRET, IRETD, IRETQ */
+	ptd_ik_iret,     /* IRET, IRETD, IRETQ; ERETS, ERETU (FRED) */
 	ptd_ik_syscall,  /* SYSCALL */
 	ptd_ik_sysret,   /* SYSRET */
 	ptd_ik_sysenter, /* SYSENTER */
 	ptd_ik_sysexit,  /* SYSEXIT */
 	ptd_ik_vmlaunch, /* VMLAUNCH */
 	ptd_ik_vmresume, /* VMRESUME */
-	ptd_ik_vmcall,   /* VMCALL, VMMCALL */
+	ptd_ik_vmcall,   /* VMCALL (AMD's VMMCALL is ptd_ik_other, as in libipt) */
 	ptd_ik_vmptrld,  /* VMPTRLD */
 	ptd_ik_mov_cr3,  /* MOV CR3, r */
 	ptd_ik_ptwrite,  /* PTWRITE */
 	ptd_ik_uiret     /* UIRET */
 };
 
-/* One decoded instruction. */
+/* One decoded instruction.  See docs/ild.md for the class of every kind.
+ *
+ * is_direct is set for the near relative branches only (ptd_ik_call_rel,
+ * ptd_ik_jmp_rel, ptd_ik_jcc); like libipt, far direct CALL/JMP ptr16:16/32
+ * are not direct (their target comes from the trace).  disp is the sign-
+ * extended rel8/rel16/rel32 of a direct branch (0 otherwise); the target is
+ * ptd_ild_branch_target(). */
 struct ptd_ild {
 	uint8_t size;       /* length in bytes, 1..15 */
 	uint8_t iclass;     /* enum pt_insn_class */
@@ -49,6 +55,18 @@ struct ptd_ild {
 	uint8_t is_direct;  /* branch with the target in the instruction */
 	int32_t disp;       /* near relative branch: target = ip + size + disp */
 };
+
+/* The target of the direct branch @insn at @ip: ip + size + disp in 64-bit
+ * arithmetic, in every mode, as libipt computes it.  With a 16-bit operand
+ * size (16-bit code, or 0x66 in 32-bit code) the CPU wraps the offset
+ * within the 64 KiB code segment; trace IPs are linear addresses and the
+ * code segment's base is not known, so neither we nor libipt wrap.  (In
+ * 64-bit mode, 0x66 does not shorten a near branch on Intel CPUs: rel32.) */
+static inline uint64_t ptd_ild_branch_target(const struct ptd_ild *insn,
+					     uint64_t ip)
+{
+	return ip + insn->size + (uint64_t)(int64_t)insn->disp;
+}
 
 /* Decoding context: one per decoder, never shared between threads. */
 struct ptd_ild_ctx;
