@@ -1337,7 +1337,186 @@ extern pt_export int pt_qry_core_bus_ratio(struct pt_query_decoder *decoder,
 /* 9. Traced image                                                          */
 /* ------------------------------------------------------------------------ */
 
-/* (Address spaces, the image section cache and the traced image.) */
+/* The flow decoders (sections 10 and 11) follow the traced code, so they need
+ * its bytes: a traced image is a set of sections, each a range of a file (or,
+ * with the extensions in <ptdecode/ptd_image.h>, of a memory buffer) placed
+ * at a virtual address in one address space, plus an optional callback for
+ * everything else.  An image section cache holds sections that several
+ * images, possibly in several threads, share.  docs/image.md describes
+ * ownership, threading and the differences from libipt. */
+
+/** An address space, as the trace identifies it: the CR3 value (PIP
+ * packets) and the VMCS base address (VMCS packets).  A field that holds
+ * pt_asid_no_cr3 or pt_asid_no_vmcs is not known and matches any value, so
+ * two address spaces match when each field is unknown in either or equal.
+ * Functions that take a const struct pt_asid * accept NULL for "any". */
+struct pt_asid {
+	/** sizeof(struct pt_asid) as the caller knows it; fields that do not
+	 * fit in it count as unknown. */
+	size_t size;
+
+	/** The CR3 value, or pt_asid_no_cr3. */
+	uint64_t cr3;
+
+	/** The VMCS base address, or pt_asid_no_vmcs. */
+	uint64_t vmcs;
+};
+
+/** The CR3 value of an address space whose CR3 is not known. */
+static const uint64_t pt_asid_no_cr3 = 0xffffffffffffffffull;
+
+/** The VMCS base of an address space whose VMCS is not known. */
+static const uint64_t pt_asid_no_vmcs = 0xffffffffffffffffull;
+
+/** Initialize @asid to "any address space": size set, CR3 and VMCS
+ * unknown. */
+static inline void pt_asid_init(struct pt_asid *asid)
+{
+	asid->size = sizeof(*asid);
+	asid->cr3 = pt_asid_no_cr3;
+	asid->vmcs = pt_asid_no_vmcs;
+}
+
+/** An image section cache: file sections identified by a positive image
+ * section identifier (isid), shared by any number of images and kept mapped
+ * up to a limit (opaque).  Its functions may be called from several threads
+ * at once. */
+struct pt_image_section_cache;
+
+/** Allocate an empty image section cache with a copy of @name (which may be
+ * NULL) and no limit set (nothing stays mapped that is not in use).
+ * Returns NULL if memory runs out. */
+extern pt_export struct pt_image_section_cache *
+pt_iscache_alloc(const char *name);
+
+/** Free @iscache (NULL is allowed).  Images that hold sections of it keep
+ * them: each section lives until its last user lets go. */
+extern pt_export void pt_iscache_free(struct pt_image_section_cache *iscache);
+
+/** Keep up to @limit bytes of recently used sections mapped.
+ *
+ * A section that no decoder uses any more stays mapped while the bytes of
+ * all such kept sections fit in @limit; beyond that the least recently used
+ * ones are unmapped first.  0 keeps nothing (the default).  Returns 0 or
+ * -pte_invalid for a NULL @iscache. */
+extern pt_export int
+pt_iscache_set_limit(struct pt_image_section_cache *iscache, uint64_t limit);
+
+/** Return @iscache's name, or NULL if it has none or @iscache is NULL. */
+extern pt_export const char *
+pt_iscache_name(const struct pt_image_section_cache *iscache);
+
+/** Add the @size bytes at @offset in file @filename, loaded at @vaddr, to
+ * @iscache, unless it already holds that very section.
+ *
+ * The file is not read now (it is mapped on first use), but it must exist;
+ * a section that reaches beyond the end of the file is cut there (and one
+ * that reaches beyond the end of the address space, there).  Returns the
+ * section's isid (> 0; the same isid again for the same file name, offset,
+ * size after the cut, and address) or: -pte_invalid for a NULL argument, a
+ * file that does not exist, or an @offset at or beyond the end of the file;
+ * -pte_nomem. */
+extern pt_export int pt_iscache_add_file(struct pt_image_section_cache *iscache,
+                                         const char *filename, uint64_t offset,
+                                         uint64_t size, uint64_t vaddr);
+
+/** Copy up to @size bytes at @vaddr of the section @isid of @iscache into
+ * @buffer.
+ *
+ * A read stops at the end of the section (and is never split: the whole
+ * rest of the section is copied if @size asks for it).  Maps the section
+ * for the copy; afterwards it stays mapped only if it is in use or within
+ * the limit (pt_iscache_set_limit()).  Returns the number of bytes
+ * copied or: -pte_invalid for a NULL argument or a zero @size, -pte_bad_image
+ * if @iscache has no section @isid, -pte_nomap if @vaddr is not in it, or an
+ * error from mapping the file (-pte_bad_file, -pte_nomem). */
+extern pt_export int pt_iscache_read(struct pt_image_section_cache *iscache,
+                                     uint8_t *buffer, uint64_t size, int isid,
+                                     uint64_t vaddr);
+
+/** A traced memory image (opaque).  An image is not locked: use it from one
+ * thread at a time (give each thread's decoder its own image, e.g. with
+ * pt_image_copy(), sharing sections through an image section cache). */
+struct pt_image;
+
+/** Allocate an empty image with a copy of @name (which may be NULL).
+ * Returns NULL if memory runs out. */
+extern pt_export struct pt_image *pt_image_alloc(const char *name);
+
+/** Free @image (NULL is allowed) and let go of its sections.  A decoder
+ * that uses @image must be freed first. */
+extern pt_export void pt_image_free(struct pt_image *image);
+
+/** Return @image's name, or NULL if it has none or @image is NULL. */
+extern pt_export const char *pt_image_name(const struct pt_image *image);
+
+/** Add the @size bytes at @offset in file @filename to @image, loaded at
+ * @vaddr in the address space @asid.
+ *
+ * @asid may be NULL (any address space); an unknown CR3 or VMCS in it
+ * matches any.  The newest section wins: parts of existing sections of a
+ * matching address space that the new one covers are removed, which may
+ * shorten an existing section or split it in two (the pieces keep their
+ * isid).  Adding the same range again replaces it.  The file is mapped on
+ * first use and stays mapped while @image uses it; a section that reaches
+ * beyond the end of the file (or of the address space) is cut there, and an
+ * empty one is kept but never found.  Returns 0 or: -pte_invalid for a NULL
+ * @image or @filename, a file that does not exist, or an @offset at or
+ * beyond the end of the file; -pte_nomem. */
+extern pt_export int pt_image_add_file(struct pt_image *image,
+                                       const char *filename, uint64_t offset,
+                                       uint64_t size,
+                                       const struct pt_asid *asid,
+                                       uint64_t vaddr);
+
+/** Add the section @isid of @iscache to @image in address space @asid, at
+ * the address it has in @iscache, by the rules of pt_image_add_file().  The
+ * section is shared with @iscache (and its mapping with every image that
+ * holds it) and keeps its isid.  Returns 0 or: -pte_invalid for a NULL
+ * @image or @iscache, -pte_bad_image if @iscache has no section @isid,
+ * -pte_nomem. */
+extern pt_export int pt_image_add_cached(struct pt_image *image,
+                                         struct pt_image_section_cache *iscache,
+                                         int isid, const struct pt_asid *asid);
+
+/** Add every section of @src to @image, oldest first, by the rules of
+ * pt_image_add_file(); the sections are shared, not copied.  The read-memory
+ * callback is not copied.  Returns the number of sections that could not be
+ * added (0 normally) or -pte_invalid for a NULL argument. */
+extern pt_export int pt_image_copy(struct pt_image *image,
+                                   const struct pt_image *src);
+
+/** Remove from @image every section of file @filename (compared as a
+ * string) whose address space matches @asid (NULL matches any; pass the
+ * @asid the sections were added with).  Returns the number of sections
+ * removed (the pieces of a split section count one each) or -pte_invalid
+ * for a NULL @image or @filename. */
+extern pt_export int pt_image_remove_by_filename(struct pt_image *image,
+                                                 const char *filename,
+                                                 const struct pt_asid *asid);
+
+/** Remove from @image every section whose address space matches @asid.
+ * Returns the number of sections removed or -pte_invalid for a NULL
+ * @image. */
+extern pt_export int pt_image_remove_by_asid(struct pt_image *image,
+                                             const struct pt_asid *asid);
+
+/** A function that reads traced memory the image's sections do not hold:
+ * copy up to @size bytes at @ip in address space @asid into @buffer and
+ * return the number of bytes copied, or a negative enum pt_error_code
+ * (-pte_nomap if nothing is there). */
+typedef int(read_memory_callback_t)(uint8_t *buffer, size_t size,
+                                    const struct pt_asid *asid, uint64_t ip,
+                                    void *context);
+
+/** Make @callback, called with @context, the source of the bytes at
+ * addresses that no section of @image holds; NULL removes the callback.
+ * An image has at most one callback.  Returns 0 or -pte_invalid for a NULL
+ * @image.  Code read through the callback is not cached by the block
+ * decoder: prefer sections (or ptd_image_add_buffer()) where possible. */
+extern pt_export int pt_image_set_callback(struct pt_image *image,
+                                           read_memory_callback_t *callback,
+                                           void *context);
 
 /* ------------------------------------------------------------------------ */
 /* 10. Instruction flow                                                      */
