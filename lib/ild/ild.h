@@ -34,7 +34,7 @@ enum ptd_ild_kind {
 	ptd_ik_sysexit,  /* SYSEXIT */
 	ptd_ik_vmlaunch, /* VMLAUNCH */
 	ptd_ik_vmresume, /* VMRESUME */
-	ptd_ik_vmcall,   /* VMCALL (AMD's VMMCALL is ptd_ik_other, as in libipt) */
+	ptd_ik_vmcall,   /* VMCALL (AMD VMMCALL: ptd_ik_other, as libipt) */
 	ptd_ik_vmptrld,  /* VMPTRLD */
 	ptd_ik_mov_cr3,  /* MOV CR3, r */
 	ptd_ik_ptwrite,  /* PTWRITE */
@@ -53,7 +53,7 @@ struct ptd_ild {
 	uint8_t iclass;     /* enum pt_insn_class */
 	uint8_t kind;       /* enum ptd_ild_kind */
 	uint8_t is_direct;  /* branch with the target in the instruction */
-	int32_t disp;       /* near relative branch: target = ip + size + disp */
+	int32_t disp;       /* near relative branch: ip + size + disp */
 };
 
 /* The target of the direct branch @insn at @ip: ip + size + disp in 64-bit
