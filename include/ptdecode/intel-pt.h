@@ -862,9 +862,12 @@ enum pt_event_type {
 #if (LIBIPT_VERSION >= 0x202)
 	/** A trigger fired (TRIG). */
 	ptev_trig,
-	/** A software interrupt: INT n, INT3, INTO (Event Trace). */
+	/** A software interrupt: INT n, INT3, INTO (Event Trace, CFE type
+	 * 0xe).  ptdecode's: libipt 2.2 skips this CFE type (see
+	 * docs/compatibility.md). */
 	ptev_swintr,
-	/** A SYSCALL (Event Trace). */
+	/** A SYSCALL (Event Trace, CFE type 0xf).  ptdecode's, like
+	 * ptev_swintr. */
 	ptev_syscall,
 #endif
 };

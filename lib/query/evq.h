@@ -14,18 +14,36 @@
 
 #include <stdint.h>
 
-/* What an event waits for. */
-enum ptd_evb { ptd_evb_psbend, ptd_evb_tip, ptd_evb_fup, ptd_evb_max };
+/* What an event waits for.  ptd_evb_cfe holds the event that EVD packets
+ * start and the CFE after them completes (Event Trace). */
+enum ptd_evb {
+	ptd_evb_psbend,
+	ptd_evb_tip,
+	ptd_evb_fup,
+	ptd_evb_cfe,
+	ptd_evb_max
+};
 
 /* The size of each ring.  It holds two events less: the slot of the event
  * dequeued last stays intact while it is reported, and the capacity is
  * libipt's (a trace that overflows it gets -pte_nomem from both). */
 #define PTD_EVQ_SIZE 8
 
-/* An event and whether it carries its time already. */
+/* An event and how it binds. */
 struct ptd_evq_slot {
 	struct pt_event ev;
+	/* It carries its time already. */
 	uint32_t stamped : 1;
+	/* It consumes the FUP it binds to (no asynchronous branch follows);
+	 * set for the FUP-bound events libipt's event decoder binds that way
+	 * (CFE and TRIG with their IP bit). */
+	uint32_t bound : 1;
+	/* Nothing to report: it only consumes its FUP (a CFE of an unknown
+	 * type with its IP bit). */
+	uint32_t ignore : 1;
+	/* In the TIP ring, it binds to a FUP that comes first, too
+	 * (MODE.Exec with enable_iflags_events). */
+	uint32_t fup_too : 1;
 };
 
 struct ptd_evq {
@@ -55,6 +73,15 @@ void ptd_evq_clear(struct ptd_evq *evq, enum ptd_evb evb);
 static inline int ptd_evq_pending(const struct ptd_evq *evq, enum ptd_evb evb)
 {
 	return evq->count[evb] != 0;
+}
+
+/* The oldest event of @evb's ring, left in place, or NULL. */
+static inline struct ptd_evq_slot *ptd_evq_peek(struct ptd_evq *evq,
+                                                enum ptd_evb evb)
+{
+	if (!evq->count[evb])
+		return NULL;
+	return &evq->ring[evb][evq->begin[evb]];
 }
 
 /* The oldest event of type @type in @evb's ring, or NULL. */

@@ -176,6 +176,11 @@ static int ptd_qry_skd010(struct pt_query_decoder *decoder)
 			if (pkt.payload.ptw.ip)
 				return 1;
 			break;
+		case ppt_cfe:
+			/* Skipping it would need its FUP skipped, too. */
+			if (pkt.payload.cfe.ip)
+				return 1;
+			break;
 		default:
 			ptd_qry_scan_time(&time, &pkt, &ahead);
 			break;
@@ -220,6 +225,9 @@ static int ptd_qry_apl11(struct pt_query_decoder *decoder)
 		case ppt_mtc:
 		case ppt_cyc:
 		case ppt_cbr:
+		case ppt_cfe:
+		case ppt_evd:
+		case ppt_trig:
 			ptd_qry_scan_time(&time, &pkt, &ahead);
 			break;
 		default:

@@ -55,6 +55,10 @@ struct pt_query_decoder {
 	uint32_t enabled : 1;
 	/* The packet at @pos must be kept until its events are reported. */
 	uint32_t consume_packet : 1;
+	/* With enable_iflags_events: RFLAGS.IF as the last MODE.Exec gave it,
+	 * and whether there was one since synchronization. */
+	uint32_t iflag : 1;
+	uint32_t mode_exec_valid : 1;
 
 	struct ptd_last_ip ip;
 	struct ptd_tnt_cache tnt;

@@ -48,9 +48,49 @@ static unsigned ptd_qry_flags(enum pt_packet_type type)
 	case ppt_pwrx:
 	case ppt_ptw:
 	case ppt_cbr:
+	case ppt_trig:
 		return ptd_qf_event;
 	default:
 		return 0;
+	}
+}
+
+/* ptd_qry_flags() for a decoded packet: CFE and EVD of types libipt does not
+ * know make no event (the decoder skips them while reading ahead). */
+static unsigned ptd_qry_packet_flags(const struct pt_packet *packet)
+{
+	switch (packet->type) {
+	case ppt_cfe:
+		switch (packet->payload.cfe.type) {
+		case pt_cfe_intr:
+		case pt_cfe_iret:
+		case pt_cfe_smi:
+		case pt_cfe_rsm:
+		case pt_cfe_sipi:
+		case pt_cfe_init:
+		case pt_cfe_vmentry:
+		case pt_cfe_vmexit:
+		case pt_cfe_vmexit_intr:
+		case pt_cfe_shutdown:
+		case pt_cfe_uintr:
+		case pt_cfe_uiret:
+		case pt_cfe_swintr:
+		case pt_cfe_syscall:
+			return ptd_qf_event;
+		default:
+			return 0;
+		}
+	case ppt_evd:
+		switch (packet->payload.evd.type) {
+		case pt_evd_cr2:
+		case pt_evd_vmxq:
+		case pt_evd_vmxr:
+			return ptd_qf_event;
+		default:
+			return 0;
+		}
+	default:
+		return ptd_qry_flags(packet->type);
 	}
 }
 
@@ -135,7 +175,7 @@ int ptd_qry_fetch(struct pt_query_decoder *decoder)
 	}
 	decoder->next_size = size;
 	decoder->next_pstate = state;
-	decoder->next_flags = ptd_qry_flags(decoder->next.type);
+	decoder->next_flags = ptd_qry_packet_flags(&decoder->next);
 	decoder->have_next = 1;
 	return 0;
 }
@@ -215,11 +255,40 @@ void ptd_qry_reset_state(struct pt_query_decoder *decoder)
 {
 	decoder->enabled = 0;
 	decoder->consume_packet = 0;
+	decoder->iflag = 0;
+	decoder->mode_exec_valid = 0;
 	decoder->event = NULL;
 	ptd_last_ip_init(&decoder->ip);
 	ptd_tnt_cache_init(&decoder->tnt);
 	ptd_evq_init(&decoder->evq);
 	ptd_qry_clear_snapshot(decoder);
+}
+
+/* The oldest event of the TIP ring if a FUP that comes first binds it,
+ * or NULL. */
+static struct ptd_evq_slot *
+ptd_qry_tip_event_at_fup(const struct pt_query_decoder *decoder)
+{
+	struct ptd_evq_slot *slot;
+
+	slot = ptd_evq_peek((struct ptd_evq *)&decoder->evq, ptd_evb_tip);
+	return slot && slot->fup_too ? slot : NULL;
+}
+
+/* Whether the FUP at pos will report an event: one waits for it that is
+ * not only there to consume it. */
+static int ptd_qry_fup_will_event(const struct pt_query_decoder *decoder)
+{
+	const struct ptd_evq *evq = &decoder->evq;
+
+	if (ptd_qry_tip_event_at_fup(decoder))
+		return 1;
+	for (unsigned i = 0; i < evq->count[ptd_evb_fup]; ++i)
+		if (!evq->ring[ptd_evb_fup]
+		              [(evq->begin[ptd_evb_fup] + i) % PTD_EVQ_SIZE]
+		                      .ignore)
+			return 1;
+	return 0;
 }
 
 static int ptd_qry_will_event(const struct pt_query_decoder *decoder)
@@ -236,7 +305,7 @@ static int ptd_qry_will_event(const struct pt_query_decoder *decoder)
 	if (flags & ptd_qf_tip)
 		return ptd_evq_pending(&decoder->evq, ptd_evb_tip);
 	if (flags & ptd_qf_fup)
-		return ptd_evq_pending(&decoder->evq, ptd_evb_fup);
+		return ptd_qry_fup_will_event(decoder);
 	return 0;
 }
 
@@ -318,6 +387,9 @@ int ptd_qry_pending_psb_event(struct pt_query_decoder *decoder)
 		break;
 	case ptev_exec_mode:
 		err = ptd_qry_event_ip(&ev->variant.exec_mode.ip, ev, decoder);
+		break;
+	case ptev_iflags:
+		err = ptd_qry_event_ip(&ev->variant.iflags.ip, ev, decoder);
 		break;
 	case ptev_tsx:
 		err = ptd_qry_event_ip(&ev->variant.tsx.ip, ev, decoder);
@@ -407,9 +479,22 @@ static int ptd_qry_header_event(struct pt_query_decoder *decoder)
 	switch (pkt->type) {
 	case ppt_mode:
 		if (pkt->payload.mode.leaf == pt_mol_exec) {
+			const struct pt_packet_mode_exec *exec =
+			        &pkt->payload.mode.bits.exec;
+
 			ev->type = ptev_exec_mode;
-			ev->variant.exec_mode.mode =
-			        pt_get_exec_mode(&pkt->payload.mode.bits.exec);
+			ev->variant.exec_mode.mode = pt_get_exec_mode(exec);
+			if (!decoder->config.flags.variant.query
+			             .enable_iflags_events)
+				break;
+			/* Event Trace: the PSB+ restates IF, too. */
+			slot = ptd_evq_enqueue(&decoder->evq, ptd_evb_psbend);
+			if (!slot)
+				return -pte_nomem;
+			slot->ev.type = ptev_iflags;
+			slot->ev.variant.iflags.iflag = exec->iflag;
+			decoder->iflag = exec->iflag;
+			decoder->mode_exec_valid = 1;
 		} else {
 			ev->type = ptev_tsx;
 			ev->variant.tsx.speculative =
@@ -500,6 +585,8 @@ static int ptd_qry_decode_psb(struct pt_query_decoder *decoder)
 	struct ptd_pkt_state pstate = decoder->pstate;
 	int err;
 
+	/* Event data that no CFE completed before the PSB is dropped. */
+	ptd_evq_clear(&decoder->evq, ptd_evb_cfe);
 	ptd_qry_consume(decoder);
 	err = ptd_qry_read_psb_header(decoder);
 	if (err < 0) {
@@ -562,6 +649,9 @@ static int ptd_qry_decode_tip(struct pt_query_decoder *decoder)
 	case ptev_exec_mode:
 		err = ptd_qry_event_ip(&ev->variant.exec_mode.ip, ev, decoder);
 		break;
+	case ptev_iflags:
+		err = ptd_qry_event_ip(&ev->variant.iflags.ip, ev, decoder);
+		break;
 	default:
 		return -pte_bad_context;
 	}
@@ -596,10 +686,14 @@ static int ptd_qry_decode_tip_pge(struct pt_query_decoder *decoder)
 		slot = ptd_evq_dequeue(&decoder->evq, ptd_evb_tip);
 		if (!slot)
 			return -pte_internal;
-		if (slot->ev.type != ptev_exec_mode)
+		if (slot->ev.type == ptev_exec_mode)
+			err = ptd_qry_event_ip(&slot->ev.variant.exec_mode.ip,
+			                       &slot->ev, decoder);
+		else if (slot->ev.type == ptev_iflags)
+			err = ptd_qry_event_ip(&slot->ev.variant.iflags.ip,
+			                       &slot->ev, decoder);
+		else
 			return -pte_bad_context;
-		err = ptd_qry_event_ip(&slot->ev.variant.exec_mode.ip,
-		                       &slot->ev, decoder);
 		if (err < 0)
 			return err;
 	}
@@ -639,6 +733,7 @@ static int ptd_qry_decode_tip_pgd(struct pt_query_decoder *decoder)
 		case ptev_async_paging:
 		case ptev_async_vmcs:
 		case ptev_exec_mode:
+		case ptev_iflags:
 			/* Applied with tracing off: no IP. */
 			ev->ip_suppressed = 1;
 			break;
@@ -662,10 +757,78 @@ static int ptd_qry_decode_tip_pgd(struct pt_query_decoder *decoder)
 	return 0;
 }
 
+/* The next event a FUP binds: a MODE.Exec event that may bind to a FUP
+ * (enable_iflags_events) first, then the FUP ring's. */
+static struct ptd_evq_slot *ptd_qry_fup_event(struct pt_query_decoder *decoder)
+{
+	if (ptd_qry_tip_event_at_fup(decoder))
+		return ptd_evq_dequeue(&decoder->evq, ptd_evb_tip);
+	return ptd_evq_dequeue(&decoder->evq, ptd_evb_fup);
+}
+
+/* Whether events still wait for the FUP at pos. */
+static int ptd_qry_fup_pending(const struct pt_query_decoder *decoder)
+{
+	return ptd_evq_pending(&decoder->evq, ptd_evb_fup) ||
+	       ptd_qry_tip_event_at_fup(decoder) != NULL;
+}
+
+/* Fill in the IP of an event that binds to a FUP. */
+static int ptd_qry_fup_event_ip(struct pt_query_decoder *decoder,
+                                struct pt_event *ev)
+{
+	switch (ev->type) {
+	case ptev_overflow:
+		return ptd_last_ip_query(&ev->variant.overflow.ip,
+		                         &decoder->ip);
+	case ptev_tsx:
+		return ptd_qry_event_ip(&ev->variant.tsx.ip, ev, decoder);
+	case ptev_exstop:
+		return ptd_qry_event_ip(&ev->variant.exstop.ip, ev, decoder);
+	case ptev_mwait:
+		return ptd_qry_event_ip(&ev->variant.mwait.ip, ev, decoder);
+	case ptev_ptwrite:
+		return ptd_qry_event_ip(&ev->variant.ptwrite.ip, ev, decoder);
+	case ptev_exec_mode:
+		return ptd_qry_event_ip(&ev->variant.exec_mode.ip, ev, decoder);
+	case ptev_iflags:
+		return ptd_qry_event_ip(&ev->variant.iflags.ip, ev, decoder);
+	case ptev_interrupt:
+		return ptd_qry_event_ip(&ev->variant.interrupt.ip, ev, decoder);
+	case ptev_iret:
+		return ptd_qry_event_ip(&ev->variant.iret.ip, ev, decoder);
+	case ptev_smi:
+		return ptd_qry_event_ip(&ev->variant.smi.ip, ev, decoder);
+	case ptev_init:
+		return ptd_qry_event_ip(&ev->variant.init.ip, ev, decoder);
+	case ptev_vmentry:
+		return ptd_qry_event_ip(&ev->variant.vmentry.ip, ev, decoder);
+	case ptev_vmexit:
+		return ptd_qry_event_ip(&ev->variant.vmexit.ip, ev, decoder);
+	case ptev_shutdown:
+		return ptd_qry_event_ip(&ev->variant.shutdown.ip, ev, decoder);
+	case ptev_uintr:
+		return ptd_qry_event_ip(&ev->variant.uintr.ip, ev, decoder);
+	case ptev_uiret:
+		return ptd_qry_event_ip(&ev->variant.uiret.ip, ev, decoder);
+	case ptev_swintr:
+		return ptd_qry_event_ip(&ev->variant.swintr.ip, ev, decoder);
+	case ptev_syscall:
+		return ptd_qry_event_ip(&ev->variant.syscall.ip, ev, decoder);
+	case ptev_trig:
+		return ptd_qry_event_ip(&ev->variant.trig.ip, ev, decoder);
+	case ptev_rsm:
+	case ptev_sipi:
+		/* They carry no IP: the FUP only places them. */
+		return ev->ip_suppressed ? 0 : -pte_internal;
+	default:
+		return -pte_internal;
+	}
+}
+
 static int ptd_qry_decode_fup(struct pt_query_decoder *decoder)
 {
 	struct ptd_evq_slot *slot;
-	struct pt_event *ev;
 	uint64_t ip;
 	int err;
 
@@ -673,8 +836,19 @@ static int ptd_qry_decode_fup(struct pt_query_decoder *decoder)
 	if (err < 0)
 		return err;
 
-	slot = ptd_evq_dequeue(&decoder->evq, ptd_evb_fup);
+	for (;;) {
+		slot = ptd_qry_fup_event(decoder);
+		if (!slot || !slot->ignore)
+			break;
+		decoder->consume_packet = 1;
+	}
 	if (!slot) {
+		/* Only events that consume the FUP were bound to it. */
+		if (decoder->consume_packet) {
+			decoder->consume_packet = 0;
+			ptd_qry_consume(decoder);
+			return 0;
+		}
 		/* An asynchronous branch; it completes at the next TIP. */
 		err = ptd_last_ip_query(&ip, &decoder->ip);
 		if (err < 0)
@@ -689,36 +863,34 @@ static int ptd_qry_decode_fup(struct pt_query_decoder *decoder)
 		return 0;
 	}
 
-	ev = &slot->ev;
-	switch (ev->type) {
+	/* Which events consume the FUP (no asynchronous branch follows) is
+	 * libipt's: all but an aborting MODE.TSX and the unbound Event Trace
+	 * events. */
+	switch (slot->ev.type) {
 	case ptev_overflow:
-		decoder->consume_packet = 1;
-		err = ptd_last_ip_query(&ev->variant.overflow.ip, &decoder->ip);
-		break;
-	case ptev_tsx:
-		if (!ev->variant.tsx.aborted)
-			decoder->consume_packet = 1;
-		err = ptd_qry_event_ip(&ev->variant.tsx.ip, ev, decoder);
-		break;
 	case ptev_exstop:
-		decoder->consume_packet = 1;
-		err = ptd_qry_event_ip(&ev->variant.exstop.ip, ev, decoder);
-		break;
 	case ptev_mwait:
-		decoder->consume_packet = 1;
-		err = ptd_qry_event_ip(&ev->variant.mwait.ip, ev, decoder);
-		break;
 	case ptev_ptwrite:
 		decoder->consume_packet = 1;
-		err = ptd_qry_event_ip(&ev->variant.ptwrite.ip, ev, decoder);
+		break;
+	case ptev_tsx:
+		if (!slot->ev.variant.tsx.aborted)
+			decoder->consume_packet = 1;
 		break;
 	default:
-		return -pte_internal;
+		if (slot->bound || slot->fup_too)
+			decoder->consume_packet = 1;
+		break;
 	}
+	err = ptd_qry_fup_event_ip(decoder, &slot->ev);
 	if (err < 0)
 		return err;
 	ptd_qry_publish(decoder, slot);
-	return ptd_qry_finish_ip(decoder, ptd_evb_fup);
+	if (ptd_qry_fup_pending(decoder) || !decoder->consume_packet)
+		return 0;
+	decoder->consume_packet = 0;
+	ptd_qry_consume(decoder);
+	return 0;
 }
 
 static int ptd_qry_decode_pip(struct pt_query_decoder *decoder)
@@ -785,6 +957,30 @@ static int ptd_qry_decode_vmcs(struct pt_query_decoder *decoder)
 	return 0;
 }
 
+/* Event Trace (enable_iflags_events): a MODE.Exec also reports a change of
+ * RFLAGS.IF, and binds to a FUP that comes before the next TIP, as in
+ * libipt's event decoder.  @exec_mode is the execution mode event just
+ * queued. */
+static int ptd_qry_mode_iflags(struct pt_query_decoder *decoder,
+                               struct ptd_evq_slot *exec_mode,
+                               const struct pt_packet_mode_exec *exec)
+{
+	struct ptd_evq_slot *slot;
+
+	exec_mode->fup_too = 1;
+	if (decoder->mode_exec_valid && decoder->iflag == exec->iflag)
+		return 0;
+	slot = ptd_evq_enqueue(&decoder->evq, ptd_evb_tip);
+	if (!slot)
+		return -pte_nomem;
+	slot->ev.type = ptev_iflags;
+	slot->ev.variant.iflags.iflag = exec->iflag;
+	slot->fup_too = 1;
+	decoder->iflag = exec->iflag;
+	decoder->mode_exec_valid = 1;
+	return 0;
+}
+
 static int ptd_qry_decode_mode(struct pt_query_decoder *decoder)
 {
 	const struct pt_packet_mode *mode = &decoder->next.payload.mode;
@@ -799,6 +995,13 @@ static int ptd_qry_decode_mode(struct pt_query_decoder *decoder)
 		slot->ev.variant.exec_mode.mode =
 		        pt_get_exec_mode(&mode->bits.exec);
 		ptd_qry_stamp(decoder, slot);
+		if (decoder->config.flags.variant.query.enable_iflags_events) {
+			int err = ptd_qry_mode_iflags(decoder, slot,
+			                              &mode->bits.exec);
+
+			if (err < 0)
+				return err;
+		}
 	} else {
 		/* MODE.TSX applies at the next FUP, or now with tracing
 		 * off. */
@@ -924,6 +1127,224 @@ static int ptd_qry_decode_simple(struct pt_query_decoder *decoder)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Event Trace: CFE, EVD; TRIG                                               */
+/* ------------------------------------------------------------------------ */
+
+/* How a CFE without its IP bit binds. */
+enum ptd_cfe_bind {
+	/* To the FUP of the asynchronous transfer while tracing is on
+	 * (the FUP then still starts the asynchronous branch); standalone
+	 * otherwise. */
+	ptd_cfe_bind_fup,
+	/* Always standalone. */
+	ptd_cfe_bind_none
+};
+
+/* Turn a CFE into an event; EVD packets before it may have started it (an
+ * interrupt with CR2, a VM exit with its reason and qualification).  The
+ * bindings are those of libipt's event decoder: with the IP bit the event
+ * binds to the next FUP and consumes it; without, see enum ptd_cfe_bind.
+ * CFE types that libipt does not know are skipped, with the FUP their IP
+ * bit announces. */
+static int ptd_qry_decode_cfe(struct pt_query_decoder *decoder)
+{
+	const struct pt_packet_cfe *cfe = &decoder->next.payload.cfe;
+	struct ptd_evq_slot *pending, *slot;
+	enum ptd_cfe_bind bind = ptd_cfe_bind_fup;
+	struct pt_event ev;
+	int has_ip = 1;
+
+	pending = ptd_evq_peek(&decoder->evq, ptd_evb_cfe);
+	memset(&ev, 0, sizeof(ev));
+	switch (cfe->type) {
+	case pt_cfe_intr:
+		if (pending && pending->ev.type != ptev_interrupt)
+			return -pte_bad_context;
+		if (pending)
+			ev = pending->ev;
+		ev.type = ptev_interrupt;
+		ev.variant.interrupt.vector = cfe->vector;
+		break;
+	case pt_cfe_vmexit:
+	case pt_cfe_vmexit_intr:
+		if (pending && pending->ev.type != ptev_vmexit)
+			return -pte_bad_context;
+		if (pending)
+			ev = pending->ev;
+		ev.type = ptev_vmexit;
+		if (cfe->type == pt_cfe_vmexit_intr) {
+			ev.variant.vmexit.has_vector = 1;
+			ev.variant.vmexit.vector = cfe->vector;
+		}
+		break;
+	case pt_cfe_iret:
+		ev.type = ptev_iret;
+		bind = ptd_cfe_bind_none;
+		break;
+	case pt_cfe_vmentry:
+		ev.type = ptev_vmentry;
+		bind = ptd_cfe_bind_none;
+		break;
+	case pt_cfe_shutdown:
+		ev.type = ptev_shutdown;
+		bind = ptd_cfe_bind_none;
+		break;
+	case pt_cfe_uiret:
+		ev.type = ptev_uiret;
+		bind = ptd_cfe_bind_none;
+		break;
+	case pt_cfe_smi:
+		ev.type = ptev_smi;
+		break;
+	case pt_cfe_init:
+		ev.type = ptev_init;
+		break;
+	case pt_cfe_uintr:
+		ev.type = ptev_uintr;
+		ev.variant.uintr.vector = cfe->vector;
+		break;
+	case pt_cfe_swintr:
+		ev.type = ptev_swintr;
+		ev.variant.swintr.vector = cfe->vector;
+		break;
+	case pt_cfe_syscall:
+		ev.type = ptev_syscall;
+		break;
+	case pt_cfe_rsm:
+		ev.type = ptev_rsm;
+		has_ip = 0;
+		break;
+	case pt_cfe_sipi:
+		ev.type = ptev_sipi;
+		ev.variant.sipi.vector = cfe->vector;
+		has_ip = 0;
+		break;
+	default:
+		if (pending)
+			return -pte_bad_context;
+		if (cfe->ip) {
+			slot = ptd_evq_enqueue(&decoder->evq, ptd_evb_fup);
+			if (!slot)
+				return -pte_nomem;
+			slot->ignore = 1;
+			slot->bound = 1;
+		}
+		ptd_qry_consume(decoder);
+		return 0;
+	}
+	if (pending && ev.type != ptev_interrupt && ev.type != ptev_vmexit)
+		return -pte_bad_context;
+	if (!has_ip) {
+		/* RSM and SIPI have no IP to give. */
+		if (cfe->ip)
+			return -pte_bad_packet;
+		ev.ip_suppressed = 1;
+	}
+
+	if (cfe->ip || (bind == ptd_cfe_bind_fup && decoder->enabled)) {
+		slot = ptd_evq_enqueue(&decoder->evq, ptd_evb_fup);
+		if (!slot)
+			return -pte_nomem;
+		slot->ev = ev;
+		slot->bound = cfe->ip;
+	} else {
+		slot = ptd_evq_standalone(&decoder->evq);
+		slot->ev = ev;
+		slot->ev.ip_suppressed = 1;
+		ptd_qry_stamp(decoder, slot);
+		ptd_qry_publish(decoder, slot);
+	}
+	if (pending)
+		(void)ptd_evq_dequeue(&decoder->evq, ptd_evb_cfe);
+	ptd_qry_consume(decoder);
+	return 0;
+}
+
+/* EVD: data for the CFE that follows (the event waits in the CFE ring). */
+static int ptd_qry_decode_evd(struct pt_query_decoder *decoder)
+{
+	const struct pt_packet_evd *evd = &decoder->next.payload.evd;
+	struct ptd_evq_slot *slot = ptd_evq_peek(&decoder->evq, ptd_evb_cfe);
+
+	switch (evd->type) {
+	case pt_evd_cr2:
+		if (slot)
+			return -pte_bad_context;
+		slot = ptd_evq_enqueue(&decoder->evq, ptd_evb_cfe);
+		if (!slot)
+			return -pte_nomem;
+		slot->ev.type = ptev_interrupt;
+		slot->ev.variant.interrupt.has_cr2 = 1;
+		slot->ev.variant.interrupt.cr2 = evd->payload;
+		break;
+	case pt_evd_vmxq:
+	case pt_evd_vmxr:
+		if (!slot) {
+			slot = ptd_evq_enqueue(&decoder->evq, ptd_evb_cfe);
+			if (!slot)
+				return -pte_nomem;
+			slot->ev.type = ptev_vmexit;
+		}
+		if (slot->ev.type != ptev_vmexit)
+			return -pte_bad_context;
+		if (evd->type == pt_evd_vmxq) {
+			if (slot->ev.variant.vmexit.has_vmxq)
+				return -pte_bad_context;
+			slot->ev.variant.vmexit.has_vmxq = 1;
+			slot->ev.variant.vmexit.vmxq = evd->payload;
+		} else {
+			if (slot->ev.variant.vmexit.has_vmxr)
+				return -pte_bad_context;
+			slot->ev.variant.vmexit.has_vmxr = 1;
+			slot->ev.variant.vmexit.vmxr = evd->payload;
+		}
+		break;
+	default:
+		/* Data libipt does not know: skipped. */
+		break;
+	}
+	ptd_qry_consume(decoder);
+	return 0;
+}
+
+/* TRIG: with its IP bit the anchor is the next FUP (and the count must be
+ * zero); without, the anchor is the last IP (an IP of 0 in the event) and
+ * the event stands alone, with its IP suppressed if it has no count. */
+static int ptd_qry_decode_trig(struct pt_query_decoder *decoder)
+{
+	const struct pt_packet_trig *trig = &decoder->next.payload.trig;
+	struct ptd_evq_slot *slot;
+
+	if (trig->ip) {
+		if (!trig->icntv || trig->icnt)
+			return -pte_bad_packet;
+		slot = ptd_evq_enqueue(&decoder->evq, ptd_evb_fup);
+		if (!slot)
+			return -pte_nomem;
+		slot->bound = 1;
+	} else {
+		/* A count needs tracing on; with tracing off the anchor is
+		 * exact. */
+		if (trig->icntv && trig->icnt && !decoder->enabled)
+			return -pte_bad_packet;
+		slot = ptd_evq_standalone(&decoder->evq);
+		if (trig->icntv)
+			slot->ev.variant.trig.icnt = trig->icnt;
+		else
+			slot->ev.ip_suppressed = 1;
+	}
+	slot->ev.type = ptev_trig;
+	slot->ev.variant.trig.trbv = trig->trbv;
+	slot->ev.variant.trig.mult = trig->mult;
+	if (!trig->ip) {
+		ptd_qry_stamp(decoder, slot);
+		ptd_qry_publish(decoder, slot);
+	}
+	ptd_qry_consume(decoder);
+	return 0;
+}
+
 /* Process the packet at pos (decoder->next). */
 static int ptd_qry_decode(struct pt_query_decoder *decoder)
 {
@@ -970,6 +1391,12 @@ static int ptd_qry_decode(struct pt_query_decoder *decoder)
 	case ppt_mwait:
 	case ppt_ptw:
 		return ptd_qry_decode_simple(decoder);
+	case ppt_cfe:
+		return ptd_qry_decode_cfe(decoder);
+	case ppt_evd:
+		return ptd_qry_decode_evd(decoder);
+	case ppt_trig:
+		return ptd_qry_decode_trig(decoder);
 	default:
 		/* Timing packets (the time engine takes them), PAD, and
 		 * packets without meaning at this layer. */
