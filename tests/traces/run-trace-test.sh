@@ -1,69 +1,143 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Run one ptasm trace test:
+# Run one tool's part of a ptasm trace test:
 #
-#   run-trace-test.sh <ptasm> <ptdump> <file>.pta <workdir>
+#   run-trace-test.sh <tool> <ptasm> <program> <file>.pta <workdir>
 #
-# Compiles <file>.pta with ptasm into <workdir>, runs ptdump with the
-# arguments ptasm wrote (the "; opt:", "; cpu:" and "; range:" lines of the
-# test), and compares ptdump's output with the "expect ptdump" block,
-# ignoring changes in the amount of white space.  ptdump must exit with
-# status 0.  Prints the difference and exits non-zero on failure.
+# Compiles <file>.pta with ptasm into <workdir>/<tool>/<file>/, runs <program> with
+# the arguments ptasm wrote for <tool> (the "; opt:", "; cpu:" and
+# "; range:" lines of the test), and compares its output with the
+# "expect <tool>" block, ignoring changes in the amount of white space.
+# Prints the difference and exits non-zero on failure.
+#
+#   ptdump  <program> is ptdump; it must exit with status 0.
+#   query   <program> is ptqry; it makes the calls the expectation names on
+#           ptdecode's query decoder, and then on libipt 2.0.5's
+#           (ptqry --libipt), so that the expectation is confirmed to be
+#           libipt's answer.  A test whose "; opt(query):" line says
+#           --no-libipt differs on purpose and is not confirmed; neither is
+#           any test when libipt.so.2 cannot be loaded.
+#   ptxed   <program> is ptxed, or "none" while there is no ptxed: the test
+#           is then skipped (exit status 77).
+#
+# Tests with x86 code (an "org" line) need nasm; without it they are
+# skipped (exit status 77).
 set -u
 
-if [ $# -ne 4 ]; then
-	echo "usage: $0 <ptasm> <ptdump> <file>.pta <workdir>" >&2
+if [ $# -ne 5 ]; then
+	echo "usage: $0 <tool> <ptasm> <program> <file>.pta <workdir>" >&2
 	exit 2
 fi
 
-ptasm=$1
-ptdump=$2
-pta=$3
-work=$4
-
+tool=$1
+ptasm=$2
+prog=$3
+pta=$4
 name=$(basename "$pta" .pta)
+# One folder per test and tool: tests run in parallel, and one test's name
+# can be the prefix of another's.
+work=$5/$tool/$name
 out=$work/$name
 
+case $tool in
+ptdump | query | ptxed) ;;
+*)
+	echo "$0: unknown tool $tool" >&2
+	exit 2
+	;;
+esac
+
+if [ "$tool" = ptxed ] && { [ "$prog" = none ] || [ ! -x "$prog" ]; }; then
+	echo "SKIP: ptxed is not built yet; the flow expectation of" \
+		"$name.pta is not checked"
+	exit 77
+fi
+if grep -q '^[[:space:]]*org[[:space:]]' "$pta" &&
+	! command -v nasm > /dev/null 2>&1; then
+	echo "SKIP: $name.pta contains x86 code and nasm is not installed" \
+		"(sh scripts/deps.sh)"
+	exit 77
+fi
+
+rm -rf "$work"
 mkdir -p "$work" || exit 1
-rm -f "$out.pt" "$out-ptdump.exp" "$out-ptdump.args" "$out-ptdump.out" \
-	"$out-ptdump.err" "$out-ptdump.diff"
 
 if ! "$ptasm" -q -o "$out" "$pta"; then
 	echo "FAIL: ptasm could not compile $pta"
 	exit 1
 fi
-if [ ! -f "$out-ptdump.exp" ]; then
-	echo "FAIL: $pta has no 'expect ptdump' block"
+exp=$out-$tool.exp
+if [ ! -f "$exp" ]; then
+	echo "FAIL: $pta has no 'expect $tool' block"
 	exit 1
 fi
 
-# The arguments, one per line; the last one is the trace file.
+# The arguments, one per line.
 set --
 while IFS= read -r arg || [ -n "$arg" ]; do
 	set -- "$@" "$arg"
-done < "$out-ptdump.args"
+done < "$out-$tool.args"
 
-"$ptdump" "$@" > "$out-ptdump.out" 2> "$out-ptdump.err"
-status=$?
-
-fail=0
-if ! diff -u -b "$out-ptdump.exp" "$out-ptdump.out" > "$out-ptdump.diff"; then
-	echo "FAIL: the output of ptdump differs from the expectation" \
-		"(- expected, + actual):"
-	cat "$out-ptdump.diff"
-	fail=1
-fi
-if [ "$status" -ne 0 ]; then
-	echo "FAIL: ptdump exited with status $status"
-	fail=1
-fi
-if [ "$fail" -ne 0 ]; then
-	if [ -s "$out-ptdump.err" ]; then
-		echo "ptdump's standard error:"
-		cat "$out-ptdump.err"
+# run <label> <output> <command>...: run the command, then compare its
+# output with the expectation; prints what differs.  Returns 0 if equal, 1 if
+# not, 77 if the command exited with 77.
+run() {
+	label=$1
+	result=$2
+	shift 2
+	"$@" > "$result.out" 2> "$result.err"
+	status=$?
+	if [ "$status" -eq 77 ]; then
+		cat "$result.out" "$result.err"
+		return 77
 	fi
-	echo "command: $ptdump $*"
-	exit 1
-fi
-exit 0
+	fail=0
+	if ! diff -u -b "$exp" "$result.out" > "$result.diff"; then
+		echo "FAIL: $label differs from the expectation" \
+			"(- expected, + actual):"
+		cat "$result.diff"
+		fail=1
+	fi
+	if [ "$tool" != ptxed ] && [ "$status" -ne 0 ]; then
+		echo "FAIL: $label: the program exited with status $status"
+		fail=1
+	fi
+	if [ "$fail" -ne 0 ]; then
+		if [ -s "$result.err" ]; then
+			echo "its standard error:"
+			cat "$result.err"
+		fi
+		echo "command: $*"
+		return 1
+	fi
+	return 0
+}
+
+case $tool in
+ptdump)
+	run "the output of ptdump" "$out-ptdump" "$prog" "$@"
+	exit $?
+	;;
+ptxed)
+	run "the output of ptxed" "$out-ptxed" "$prog" "$@"
+	exit $?
+	;;
+query)
+	run "what ptdecode's query decoder returned" "$out-query" \
+		"$prog" --script "$exp" "$@" || exit 1
+	run "what libipt 2.0.5's query decoder returned" "$out-query-libipt" \
+		"$prog" --libipt --script "$exp" "$@"
+	status=$?
+	if [ "$status" -eq 77 ]; then
+		echo "note: the expectation was not confirmed against libipt"
+		exit 0
+	fi
+	[ "$status" -eq 0 ] || {
+		echo "(the expectation must be libipt's answer where libipt" \
+			"gives one; see docs/ptasm.md)"
+		exit 1
+	}
+	exit 0
+	;;
+esac

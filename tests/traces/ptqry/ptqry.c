@@ -1,0 +1,614 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptqry: the driver of query expectations (docs/ptasm.md, "Query
+ * expectations").
+ *
+ *   ptqry [<options>] --script <file> <trace>[:<from>[-<to>]]
+ *   ptqry [<options>] --auto <trace>[:<from>[-<to>]]
+ *
+ * With --script, every line of <file> names a pt_qry_* call (sync, cond,
+ * indirect, event, time, ...); ptqry makes these calls in this order on a
+ * query decoder over the trace and prints, for each, one line that says
+ * what the call returned, in the format of the expectation lines.  An
+ * expectation is thus its own script: the output equals the script exactly
+ * when every call returned what the script says.  With --auto, ptqry drives
+ * the decoder the way a client that does not know the code would (an event
+ * while one is pending, else a conditional branch, else an indirect branch;
+ * sync forward after errors) and prints the same kind of lines, a draft for
+ * a new expectation.
+ *
+ * --libipt runs the calls on libipt 2.0.5 instead of ptdecode. */
+#include "qry_backend.h"
+#include "qry_format.h"
+
+#include "ptdecode/ptdecode.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	PTQRY_EXIT_OK = 0,
+	PTQRY_EXIT_ERROR = 1,
+	PTQRY_EXIT_USAGE = 2,
+	PTQRY_EXIT_SKIP = 77
+};
+
+/* The most lines --auto prints: the traces of tests are small. */
+#define PTQRY_AUTO_MAX 100000
+
+struct ptqry_options {
+	struct ptqry_decoder_options decoder;
+	const char *script;
+	const char *trace;
+	int auto_mode;
+	int libipt;
+	int no_libipt;
+};
+
+static void ptqry_usage(FILE *out, const char *prog)
+{
+	fprintf(out,
+	        "usage: %s [<options>] --script <file> "
+	        "<trace>[:<from>[-<to>]]\n"
+	        "       %s [<options>] --auto <trace>[:<from>[-<to>]]\n"
+	        "\n"
+	        "Make the pt_qry_* calls that the lines of <file> name on a "
+	        "query decoder\n"
+	        "over the trace and print what each returned, in the same "
+	        "format\n"
+	        "(docs/ptasm.md, \"Query expectations\").\n"
+	        "\n"
+	        "options:\n"
+	        "  -h, --help               print this text and exit.\n"
+	        "  --script <file>          the calls to make.\n"
+	        "  --auto                   choose the calls as a client that "
+	        "knows no code\n"
+	        "                           would, to draft an expectation.\n"
+	        "  --libipt                 use libipt 2.0.5 (libipt.so.2, or "
+	        "$PTD_LIBIPT)\n"
+	        "                           instead of ptdecode; exit 77 if it "
+	        "cannot be loaded.\n"
+	        "  --no-libipt              the expectation differs from "
+	        "libipt on purpose:\n"
+	        "                           with --libipt, exit 77 at once.\n"
+	        "  --cpu none|<f>/<m>[/<s>] the errata of this processor.\n"
+	        "  --mtc-freq <n>           IA32_RTIT_CTL.MTCFreq.\n"
+	        "  --nom-freq <n>           the nominal core:bus ratio.\n"
+	        "  --cpuid-0x15.eax <n>     CPUID leaf 0x15 EAX.\n"
+	        "  --cpuid-0x15.ebx <n>     CPUID leaf 0x15 EBX.\n"
+	        "  --time-libipt            ptdecode uses libipt's time "
+	        "estimator.\n"
+	        "  --keep-tcal-on-ovf       keep the time calibration across "
+	        "overflows.\n"
+	        "  --iflags                 report ptev_iflags events.\n",
+	        prog, prog);
+}
+
+static int ptqry_number(const char *prog, const char *opt, const char *arg,
+                        uint64_t max, uint64_t *value)
+{
+	char *end;
+
+	if (!arg) {
+		fprintf(stderr, "%s: %s: missing argument.\n", prog, opt);
+		return -1;
+	}
+	*value = strtoull(arg, &end, 0);
+	if (!*arg || *end || *value > max) {
+		fprintf(stderr, "%s: %s: bad argument: %s.\n", prog, opt, arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Parse the command line.  Returns -1 to exit with @*status. */
+static int ptqry_parse_args(int argc, char **argv, struct ptqry_options *opts,
+                            int *status)
+{
+	const char *prog = argv[0] ? argv[0] : "ptqry";
+	struct pt_config *config = &opts->decoder.config;
+	int i;
+
+	memset(opts, 0, sizeof(*opts));
+	pt_config_init(config);
+	*status = PTQRY_EXIT_USAGE;
+	for (i = 1; i < argc; ++i) {
+		const char *arg = argv[i];
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t v;
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			ptqry_usage(stdout, prog);
+			*status = PTQRY_EXIT_OK;
+			return -1;
+		} else if (!strcmp(arg, "--script")) {
+			if (!next) {
+				fprintf(stderr, "%s: --script: missing file.\n",
+				        prog);
+				return -1;
+			}
+			opts->script = next;
+			++i;
+		} else if (!strcmp(arg, "--auto")) {
+			opts->auto_mode = 1;
+		} else if (!strcmp(arg, "--libipt")) {
+			opts->libipt = 1;
+		} else if (!strcmp(arg, "--no-libipt")) {
+			opts->no_libipt = 1;
+		} else if (!strcmp(arg, "--cpu")) {
+			if (!next || ptd_cpu_parse(&config->cpu, next) < 0) {
+				fprintf(stderr, "%s: --cpu: bad cpu: %s.\n",
+				        prog, next ? next : "(none)");
+				return -1;
+			}
+			memset(&config->errata, 0, sizeof(config->errata));
+			if (config->cpu.vendor != pcv_unknown &&
+			    pt_cpu_errata(&config->errata, &config->cpu) < 0) {
+				fprintf(stderr, "%s: --cpu: unknown cpu: %s.\n",
+				        prog, next);
+				return -1;
+			}
+			++i;
+		} else if (!strcmp(arg, "--mtc-freq")) {
+			if (ptqry_number(prog, arg, next, 0xf, &v) < 0)
+				return -1;
+			config->mtc_freq = (uint8_t)v;
+			++i;
+		} else if (!strcmp(arg, "--nom-freq")) {
+			if (ptqry_number(prog, arg, next, 0xff, &v) < 0)
+				return -1;
+			config->nom_freq = (uint8_t)v;
+			++i;
+		} else if (!strcmp(arg, "--cpuid-0x15.eax")) {
+			if (ptqry_number(prog, arg, next, UINT32_MAX, &v) < 0)
+				return -1;
+			config->cpuid_0x15_eax = (uint32_t)v;
+			++i;
+		} else if (!strcmp(arg, "--cpuid-0x15.ebx")) {
+			if (ptqry_number(prog, arg, next, UINT32_MAX, &v) < 0)
+				return -1;
+			config->cpuid_0x15_ebx = (uint32_t)v;
+			++i;
+		} else if (!strcmp(arg, "--time-libipt")) {
+			opts->decoder.time_libipt = 1;
+		} else if (!strcmp(arg, "--keep-tcal-on-ovf")) {
+			config->flags.variant.query.keep_tcal_on_ovf = 1;
+		} else if (!strcmp(arg, "--iflags")) {
+			config->flags.variant.query.enable_iflags_events = 1;
+		} else if (arg[0] == '-' && arg[1]) {
+			fprintf(stderr, "%s: unknown option: %s.\n", prog, arg);
+			return -1;
+		} else if (opts->trace) {
+			fprintf(stderr, "%s: only one trace, please.\n", prog);
+			return -1;
+		} else {
+			opts->trace = arg;
+		}
+	}
+	if (!opts->trace || (!opts->script == !opts->auto_mode)) {
+		fprintf(stderr,
+		        "%s: need a trace and one of --script and --auto.  Use "
+		        "--help for help.\n",
+		        prog);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- input ------------------------------------------------------------- */
+
+/* Read all of @name into a new buffer. */
+static uint8_t *ptqry_read_file(const char *name, size_t *size)
+{
+	FILE *file = fopen(name, "rb");
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (!file)
+		return NULL;
+	for (;;) {
+		size_t n;
+
+		if (len == cap) {
+			uint8_t *more;
+
+			cap = cap ? 2 * cap : 4096;
+			more = realloc(buf, cap + 1);
+			if (!more) {
+				free(buf);
+				fclose(file);
+				return NULL;
+			}
+			buf = more;
+		}
+		n = fread(buf + len, 1, cap - len, file);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(file)) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(file);
+	if (buf)
+		buf[len] = 0;
+	*size = len;
+	return buf;
+}
+
+/* Load "<file>[:<from>[-<to>]]" into @config's buffer (@*buf owns it). */
+static int ptqry_load_trace(const char *prog, const char *arg,
+                            struct pt_config *config, uint8_t **buf)
+{
+	size_t size = strlen(arg) + 1;
+	char *name = malloc(size);
+	uint64_t from = 0, to = 0;
+	int has_to = 0;
+	char *colon, *end;
+
+	if (!name)
+		return -1;
+	memcpy(name, arg, size);
+	colon = strrchr(name, ':');
+	if (colon) {
+		char *dash;
+
+		*colon = '\0';
+		from = strtoull(colon + 1, &end, 0);
+		dash = end;
+		if (*dash == '-') {
+			to = strtoull(dash + 1, &end, 0);
+			has_to = 1;
+		}
+		if (end == colon + 1 || *end) {
+			fprintf(stderr, "%s: bad range in %s.\n", prog, arg);
+			free(name);
+			return -1;
+		}
+	}
+	*buf = ptqry_read_file(name, &size);
+	if (!*buf) {
+		fprintf(stderr, "%s: cannot read %s.\n", prog, name);
+		free(name);
+		return -1;
+	}
+	free(name);
+	if (!has_to)
+		to = size;
+	if (from > size || to > size || to < from) {
+		fprintf(stderr, "%s: range outside the trace: %s.\n", prog,
+		        arg);
+		return -1;
+	}
+	config->begin = *buf + from;
+	config->end = *buf + to;
+	return 0;
+}
+
+/* ---- the calls --------------------------------------------------------- */
+
+/* Print " at <offset>" where the decoder is, if it knows. */
+static void ptqry_print_at(const struct ptqry_backend *be)
+{
+	uint64_t offset;
+
+	if (be->get_offset(be->decoder, &offset) >= 0)
+		printf(" at %016" PRIx64, offset);
+}
+
+/* One of the sync calls; @kind is "sync", "sync-backward" or "sync-set".
+ * Returns the call's result. */
+static int ptqry_sync(const struct ptqry_backend *be, const char *kind,
+                      uint64_t offset)
+{
+	uint64_t ip = 0, sync;
+	int status;
+
+	if (!strcmp(kind, "sync"))
+		status = be->sync_forward(be->decoder, &ip);
+	else if (!strcmp(kind, "sync-backward"))
+		status = be->sync_backward(be->decoder, &ip);
+	else
+		status = be->sync_set(be->decoder, &ip, offset);
+	printf("%s", kind);
+	if (status < 0) {
+		if (!strcmp(kind, "sync-set"))
+			printf(" %016" PRIx64, offset);
+		ptqry_print_error(stdout, status);
+		if (status != -pte_eos && status != -pte_nosync)
+			ptqry_print_at(be);
+		return status;
+	}
+	if (be->get_sync_offset(be->decoder, &sync) >= 0)
+		printf(" %016" PRIx64, sync);
+	if (!(status & pts_ip_suppressed))
+		printf(" ip %016" PRIx64, ip);
+	ptqry_print_flags(stdout, status);
+	return status;
+}
+
+static int ptqry_cond(const struct ptqry_backend *be)
+{
+	int taken = 0;
+	int status = be->cond_branch(be->decoder, &taken);
+
+	printf("cond");
+	if (status < 0) {
+		ptqry_print_error(stdout, status);
+		ptqry_print_at(be);
+		return status;
+	}
+	printf(" %s", taken ? "taken" : "not-taken");
+	ptqry_print_flags(stdout, status);
+	return status;
+}
+
+static int ptqry_indirect(const struct ptqry_backend *be)
+{
+	uint64_t ip = 0;
+	int status = be->indirect_branch(be->decoder, &ip);
+
+	printf("indirect");
+	if (status < 0) {
+		ptqry_print_error(stdout, status);
+		ptqry_print_at(be);
+		return status;
+	}
+	if (!(status & pts_ip_suppressed))
+		printf(" ip %016" PRIx64, ip);
+	ptqry_print_flags(stdout, status);
+	return status;
+}
+
+static int ptqry_event(const struct ptqry_backend *be)
+{
+	struct pt_event ev;
+	int status = be->event(be->decoder, &ev);
+
+	printf("event");
+	if (status < 0) {
+		ptqry_print_error(stdout, status);
+		ptqry_print_at(be);
+		return status;
+	}
+	ptqry_print_event(stdout, &ev);
+	ptqry_print_flags(stdout, status);
+	return status;
+}
+
+static void ptqry_time(const struct ptqry_backend *be)
+{
+	uint64_t tsc = 0;
+	uint32_t lost_mtc = 0, lost_cyc = 0;
+	int status = be->time(be->decoder, &tsc, &lost_mtc, &lost_cyc);
+
+	printf("time");
+	if (status < 0) {
+		ptqry_print_error(stdout, status);
+		return;
+	}
+	printf(" tsc 0x%" PRIx64 " lost-mtc 0x%" PRIx32 " lost-cyc 0x%" PRIx32,
+	       tsc, lost_mtc, lost_cyc);
+}
+
+static void ptqry_cbr(const struct ptqry_backend *be)
+{
+	uint32_t cbr = 0;
+	int status = be->core_bus_ratio(be->decoder, &cbr);
+
+	printf("cbr");
+	if (status < 0)
+		ptqry_print_error(stdout, status);
+	else
+		printf(" 0x%" PRIx32, cbr);
+}
+
+static void ptqry_offset(const struct ptqry_backend *be, int sync)
+{
+	uint64_t offset = 0;
+	int status = sync ? be->get_sync_offset(be->decoder, &offset)
+	                  : be->get_offset(be->decoder, &offset);
+
+	printf("%s", sync ? "sync-offset" : "offset");
+	if (status < 0)
+		ptqry_print_error(stdout, status);
+	else
+		printf(" %016" PRIx64, offset);
+}
+
+/* ---- scripts ----------------------------------------------------------- */
+
+/* Copy the next blank-separated word of *@s into @word (@size bytes) and
+ * advance *@s past it.  Returns the word's length (0 at the end). */
+static size_t ptqry_word_at(const char **s, char *word, size_t size)
+{
+	const char *p = *s;
+	size_t n = 0;
+
+	while (*p == ' ' || *p == '\t')
+		++p;
+	while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
+		if (n + 1 < size)
+			word[n] = *p;
+		++n;
+		++p;
+	}
+	word[n < size ? n : size - 1] = '\0';
+	*s = p;
+	return n;
+}
+
+/* Run the calls of the script @text.  Returns 0, or -1 after a message
+ * for a line that names no call. */
+static int ptqry_run_script(const struct ptqry_backend *be, const char *name,
+                            char *text)
+{
+	unsigned lineno = 0;
+	char *line = text;
+
+	while (line && *line) {
+		char *eol = strchr(line, '\n');
+		const char *s = line;
+		char cmd[32], arg[64];
+
+		if (eol)
+			*eol = '\0';
+		lineno += 1;
+		while (*s == ' ' || *s == '\t')
+			++s;
+		if (*s == ';') {
+			/* Comments are printed as they are. */
+			printf("%s\n", line);
+		} else if (ptqry_word_at(&s, cmd, sizeof(cmd))) {
+			if (!strcmp(cmd, "sync") ||
+			    !strcmp(cmd, "sync-backward")) {
+				(void)ptqry_sync(be, cmd, 0);
+			} else if (!strcmp(cmd, "sync-set")) {
+				char *end;
+				uint64_t offset;
+
+				(void)ptqry_word_at(&s, arg, sizeof(arg));
+				offset = strtoull(arg, &end, 16);
+				if (!arg[0] || *end) {
+					fprintf(stderr,
+					        "%s:%u: sync-set needs an "
+					        "offset in hex.\n",
+					        name, lineno);
+					return -1;
+				}
+				(void)ptqry_sync(be, cmd, offset);
+			} else if (!strcmp(cmd, "cond")) {
+				(void)ptqry_cond(be);
+			} else if (!strcmp(cmd, "indirect")) {
+				(void)ptqry_indirect(be);
+			} else if (!strcmp(cmd, "event")) {
+				(void)ptqry_event(be);
+			} else if (!strcmp(cmd, "time")) {
+				ptqry_time(be);
+			} else if (!strcmp(cmd, "cbr")) {
+				ptqry_cbr(be);
+			} else if (!strcmp(cmd, "offset")) {
+				ptqry_offset(be, 0);
+			} else if (!strcmp(cmd, "sync-offset")) {
+				ptqry_offset(be, 1);
+			} else {
+				fprintf(stderr,
+				        "%s:%u: unknown call '%s' (sync, "
+				        "sync-backward, sync-set, cond, "
+				        "indirect, event, time, cbr, offset, "
+				        "sync-offset).\n",
+				        name, lineno, cmd);
+				return -1;
+			}
+			printf("\n");
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Drive the decoder without a script (see the top of the file). */
+static void ptqry_run_auto(const struct ptqry_backend *be)
+{
+	int status = -pte_nosync;
+
+	for (unsigned n = 0; n < PTQRY_AUTO_MAX; ++n) {
+		if (status < 0) {
+			status = ptqry_sync(be, "sync", 0);
+			printf("\n");
+			if (status == -pte_eos)
+				return;
+			continue;
+		}
+		if (status & pts_event_pending) {
+			status = ptqry_event(be);
+		} else if (status & pts_eos) {
+			status = -pte_eos;
+			continue;
+		} else {
+			int taken = 0;
+
+			/* A failed cond query changes nothing: ask the
+			 * indirect branch instead and print only that. */
+			status = be->cond_branch(be->decoder, &taken);
+			if (status == -pte_bad_query) {
+				status = ptqry_indirect(be);
+			} else {
+				printf("cond");
+				if (status < 0) {
+					ptqry_print_error(stdout, status);
+					ptqry_print_at(be);
+				} else {
+					printf(" %s",
+					       taken ? "taken" : "not-taken");
+					ptqry_print_flags(stdout, status);
+				}
+			}
+		}
+		printf("\n");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *prog = argv[0] ? argv[0] : "ptqry";
+	struct ptqry_options opts;
+	struct ptqry_backend be;
+	uint8_t *trace = NULL;
+	char *script = NULL;
+	char msg[256];
+	int status, err;
+
+	if (ptqry_parse_args(argc, argv, &opts, &status) < 0)
+		return status;
+	if (opts.libipt && opts.no_libipt) {
+		printf("%s: this expectation differs from libipt 2.0.5 on "
+		       "purpose; not checked against it.\n",
+		       prog);
+		return PTQRY_EXIT_SKIP;
+	}
+	if (ptqry_load_trace(prog, opts.trace, &opts.decoder.config, &trace) <
+	    0) {
+		free(trace);
+		return PTQRY_EXIT_ERROR;
+	}
+	if (opts.script) {
+		size_t size;
+
+		script = (char *)ptqry_read_file(opts.script, &size);
+		if (!script) {
+			fprintf(stderr, "%s: cannot read %s.\n", prog,
+			        opts.script);
+			free(trace);
+			return PTQRY_EXIT_ERROR;
+		}
+	}
+
+	if (opts.libipt)
+		err = ptqry_open_libipt(&be, &opts.decoder, msg, sizeof(msg));
+	else
+		err = ptqry_open_ptdecode(&be, &opts.decoder, msg, sizeof(msg));
+	if (err < 0) {
+		fprintf(stderr, "%s: %s.\n", prog, msg);
+		free(script);
+		free(trace);
+		return err == -2 ? PTQRY_EXIT_SKIP : PTQRY_EXIT_ERROR;
+	}
+
+	status = PTQRY_EXIT_OK;
+	if (opts.script) {
+		if (ptqry_run_script(&be, opts.script, script) < 0)
+			status = PTQRY_EXIT_USAGE;
+	} else {
+		ptqry_run_auto(&be);
+	}
+	if (fflush(stdout) != 0)
+		status = PTQRY_EXIT_ERROR;
+
+	ptqry_close(&be);
+	free(script);
+	free(trace);
+	return status;
+}
