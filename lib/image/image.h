@@ -26,7 +26,11 @@ struct ptd_msec {
 	uint64_t size;
 	/* The image section identifier (0 if the section has none). */
 	int isid;
-	/* The section itself, for ptd_section_cache(). */
+	/* The section itself, for ptd_section_cache().  Normally [vaddr,
+	 * vaddr + size) is the whole section.  When newer sections of other
+	 * address spaces that the lookup's address space also matches cover
+	 * parts of it, it is only the part around the address looked up, and
+	 * section is NULL (no per-section cache for such a part). */
 	struct ptd_section *section;
 };
 
