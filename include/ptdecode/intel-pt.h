@@ -1525,6 +1525,9 @@ extern pt_export int pt_image_set_callback(struct pt_image *image,
 /* 10. Instruction flow                                                      */
 /* ------------------------------------------------------------------------ */
 
+struct pt_image;
+struct pt_asid;
+
 /** The coarse kind of an instruction, as the flow decoders report it in
  * struct pt_insn and struct pt_block. */
 enum pt_insn_class {
@@ -1561,9 +1564,272 @@ enum pt_insn_class {
 /** The longest x86 instruction, in bytes. */
 enum { pt_max_insn_size = 15 };
 
+/** One traced instruction, as pt_insn_next() reports it (libipt's layout). */
+struct pt_insn {
+	/** The instruction's virtual address. */
+	uint64_t ip;
+
+	/** The image section identifier of the section holding the
+	 * instruction; 0 if the section has none (not added through an image
+	 * section cache) or the bytes came from the read-memory callback. */
+	int isid;
+
+	/** The execution mode. */
+	enum pt_exec_mode mode;
+
+	/** The coarse class. */
+	enum pt_insn_class iclass;
+
+	/** The instruction's bytes (@size of them). */
+	uint8_t raw[pt_max_insn_size];
+
+	/** The instruction's size in bytes. */
+	uint8_t size;
+
+	/** The instruction ran speculatively (inside a transaction). */
+	uint32_t speculative : 1;
+
+	/** The instruction starts in section @isid but continues in another
+	 * one; @raw holds all its bytes. */
+	uint32_t truncated : 1;
+};
+
+/** An instruction-flow decoder: follows the traced code instruction by
+ * instruction, using a query decoder for the trace and a traced image for
+ * the code (opaque).  ptdecode caches the decoded code per section, so each
+ * address is decoded once (docs/flow.md). */
+struct pt_insn_decoder;
+
+/** Allocate an instruction-flow decoder for the trace in
+ * [config->begin, config->end).
+ *
+ * The configuration is copied (config->flags.variant.insn applies); the
+ * trace buffer must stay valid while the decoder is used.  The decoder
+ * starts unsynchronized, with an empty default image of its own.  Returns
+ * NULL if @config is NULL or not valid, or if memory runs out. */
+extern pt_export struct pt_insn_decoder *
+pt_insn_alloc_decoder(const struct pt_config *config);
+
+/** Free @decoder and its default image (NULL is allowed).  An image set
+ * with pt_insn_set_image() is not freed. */
+extern pt_export void pt_insn_free_decoder(struct pt_insn_decoder *decoder);
+
+/** Synchronize onto the next PSB (the first one if not synchronized yet),
+ * forgetting all decoder state, and report what binds to the start.
+ *
+ * Returns status flags (enum pt_status_flag: pts_event_pending if events
+ * are to be read with pt_insn_event() before the next instruction,
+ * pts_ip_suppressed if tracing is disabled at this point, pts_eos) or:
+ * -pte_invalid for a NULL @decoder, -pte_eos if there is no further PSB,
+ * or a decode error of the PSB+ (-pte_bad_opc, -pte_bad_packet,
+ * -pte_bad_context). */
+extern pt_export int pt_insn_sync_forward(struct pt_insn_decoder *decoder);
+
+/** Like pt_insn_sync_forward(), but onto the last PSB before the current
+ * position (the last one in the buffer if not synchronized yet). */
+extern pt_export int pt_insn_sync_backward(struct pt_insn_decoder *decoder);
+
+/** Like pt_insn_sync_forward(), but onto the PSB at @offset.  Returns
+ * -pte_eos if @offset is outside the buffer and -pte_nosync if no PSB
+ * starts there. */
+extern pt_export int pt_insn_sync_set(struct pt_insn_decoder *decoder,
+                                      uint64_t offset);
+
+#if (LIBIPT_VERSION >= 0x202)
+/** Resynchronize after an error returned by pt_insn_next() or
+ * pt_insn_event(): continue at the next PSB after the error (ptdecode
+ * drops the rest of the failing PSB segment; see docs/compatibility.md).
+ * Returns as pt_insn_sync_forward(). */
+extern pt_export int pt_insn_resync(struct pt_insn_decoder *decoder);
+#endif
+
+/** Store the offset of the next trace packet the decoder reads in @offset
+ * (for error messages; the decoder reads ahead of the instructions it
+ * reports).  Returns 0, -pte_invalid for a NULL argument, or -pte_nosync
+ * before synchronization. */
+extern pt_export int pt_insn_get_offset(const struct pt_insn_decoder *decoder,
+                                        uint64_t *offset);
+
+/** Store the offset of the PSB the decoder last synchronized onto in
+ * @offset.  Returns 0, -pte_invalid, or -pte_nosync. */
+extern pt_export int
+pt_insn_get_sync_offset(const struct pt_insn_decoder *decoder,
+                        uint64_t *offset);
+
+/** Return the traced image @decoder reads code from (its default image
+ * unless pt_insn_set_image() set another), or NULL for a NULL @decoder.
+ * The image may be changed while the decoder is not running. */
+extern pt_export struct pt_image *
+pt_insn_get_image(struct pt_insn_decoder *decoder);
+
+/** Read code from @image from now on; NULL selects the default image.  The
+ * caller keeps ownership of @image and keeps it alive while the decoder
+ * uses it.  Returns 0 or -pte_invalid for a NULL @decoder. */
+extern pt_export int pt_insn_set_image(struct pt_insn_decoder *decoder,
+                                       struct pt_image *image);
+
+/** Return @decoder's copy of its configuration, or NULL for a NULL
+ * @decoder. */
+extern pt_export const struct pt_config *
+pt_insn_get_config(const struct pt_insn_decoder *decoder);
+
+/** Store the time at the last branch or event the decoder consumed in @time
+ * (and the lost MTC and CYC counts, either may be NULL): see
+ * pt_qry_time().  The time advances with the trace, not with every
+ * instruction.  Returns 0, -pte_invalid if @decoder or @time is NULL, or
+ * -pte_no_time if there was no TSC since synchronization (@time is then
+ * relative). */
+extern pt_export int pt_insn_time(struct pt_insn_decoder *decoder,
+                                  uint64_t *time, uint32_t *lost_mtc,
+                                  uint32_t *lost_cyc);
+
+/** Store the core:bus ratio in @cbr.  Returns 0, -pte_invalid for a NULL
+ * argument, or -pte_no_cbr if there was no CBR since synchronization. */
+extern pt_export int pt_insn_core_bus_ratio(struct pt_insn_decoder *decoder,
+                                            uint32_t *cbr);
+
+/** Store the current address space (CR3 from PIP packets, VMCS base from
+ * VMCS packets) in @asid, of which the caller knows @size bytes (at least
+ * the size field); asid->size is set to the bytes written.  Returns 0 or
+ * -pte_invalid. */
+extern pt_export int pt_insn_asid(const struct pt_insn_decoder *decoder,
+                                  struct pt_asid *asid, size_t size);
+
+/** Report the next instruction in @insn, of which the caller knows @size
+ * bytes (sizeof(struct pt_insn)).
+ *
+ * Returns status flags or a negative error.  With pts_event_pending, read
+ * the events with pt_insn_event() before the next call; they belong
+ * between this instruction and the next.  pts_eos: the trace ends; later
+ * calls fail with -pte_eos once trace would be needed.  Errors:
+ * -pte_invalid (NULL argument), -pte_nosync (not synchronized),
+ * -pte_no_enable (tracing is disabled and no event enables it),
+ * -pte_eos (end of the trace), -pte_nomap (no code at the IP; @insn has
+ * the IP and mode), -pte_bad_insn (not a valid instruction),
+ * -pte_bad_query (trace and code disagree), -pte_bad_retcomp,
+ * -pte_retstack_empty, -pte_noip, -pte_bad_context, -pte_bad_opc,
+ * -pte_bad_packet.  After an error, synchronize again. */
+extern pt_export int pt_insn_next(struct pt_insn_decoder *decoder,
+                                  struct pt_insn *insn, size_t size);
+
+/** Report the next pending event in @event (@size bytes known to the
+ * caller; events do not grow beyond our struct pt_event).
+ *
+ * Returns status flags (pts_event_pending: more events follow) or:
+ * -pte_invalid for a NULL argument, -pte_bad_query if no event is pending,
+ * -pte_bad_context or -pte_noip if the event does not fit the decoder's
+ * state, or an error of the trace after it. */
+extern pt_export int pt_insn_event(struct pt_insn_decoder *decoder,
+                                   struct pt_event *event, size_t size);
+
 /* ------------------------------------------------------------------------ */
 /* 11. Block decoder                                                         */
 /* ------------------------------------------------------------------------ */
+
+/** A block of instructions that ran one after the other, as pt_blk_next()
+ * reports it (libipt's layout).  The instructions are contiguous in memory
+ * except for direct jumps and calls, which the user follows. */
+struct pt_block {
+	/** The first instruction's IP. */
+	uint64_t ip;
+
+	/** The last instruction's IP. */
+	uint64_t end_ip;
+
+	/** The image section identifier of the section holding the
+	 * instructions (see struct pt_insn). */
+	int isid;
+
+	/** The execution mode of all instructions. */
+	enum pt_exec_mode mode;
+
+	/** The class of the last instruction. */
+	enum pt_insn_class iclass;
+
+	/** The number of instructions (0 for an empty block that only
+	 * carries status flags). */
+	uint16_t ninsn;
+
+	/** With @truncated: the last instruction's bytes. */
+	uint8_t raw[pt_max_insn_size];
+
+	/** With @truncated: the last instruction's size in bytes. */
+	uint8_t size;
+
+	/** All instructions ran speculatively. */
+	uint32_t speculative : 1;
+
+	/** The last instruction continues in another section. */
+	uint32_t truncated : 1;
+};
+
+/** A block decoder: like the instruction-flow decoder, but reports a run of
+ * instructions per call, which lets it skip decoding the code in between
+ * (opaque). */
+struct pt_block_decoder;
+
+/** Allocate a block decoder; as pt_insn_alloc_decoder(), with
+ * config->flags.variant.block (end_on_call, end_on_jump,
+ * enable_tick_events, keep_tcal_on_ovf, enable_iflags_events). */
+extern pt_export struct pt_block_decoder *
+pt_blk_alloc_decoder(const struct pt_config *config);
+
+/** Free @decoder and its default image (NULL is allowed). */
+extern pt_export void pt_blk_free_decoder(struct pt_block_decoder *decoder);
+
+/** Synchronize as pt_insn_sync_forward(), pt_insn_sync_backward() and
+ * pt_insn_sync_set() do. */
+extern pt_export int pt_blk_sync_forward(struct pt_block_decoder *decoder);
+extern pt_export int pt_blk_sync_backward(struct pt_block_decoder *decoder);
+extern pt_export int pt_blk_sync_set(struct pt_block_decoder *decoder,
+                                     uint64_t offset);
+
+#if (LIBIPT_VERSION >= 0x202)
+/** Resynchronize after an error, as pt_insn_resync(). */
+extern pt_export int pt_blk_resync(struct pt_block_decoder *decoder);
+#endif
+
+/** As pt_insn_get_offset() and pt_insn_get_sync_offset(). */
+extern pt_export int pt_blk_get_offset(const struct pt_block_decoder *decoder,
+                                       uint64_t *offset);
+extern pt_export int
+pt_blk_get_sync_offset(const struct pt_block_decoder *decoder,
+                       uint64_t *offset);
+
+/** As pt_insn_get_image() and pt_insn_set_image(). */
+extern pt_export struct pt_image *
+pt_blk_get_image(struct pt_block_decoder *decoder);
+extern pt_export int pt_blk_set_image(struct pt_block_decoder *decoder,
+                                      struct pt_image *image);
+
+/** Return @decoder's copy of its configuration (NULL for NULL). */
+extern pt_export const struct pt_config *
+pt_blk_get_config(const struct pt_block_decoder *decoder);
+
+/** As pt_insn_time(), pt_insn_core_bus_ratio() and pt_insn_asid(). */
+extern pt_export int pt_blk_time(struct pt_block_decoder *decoder,
+                                 uint64_t *time, uint32_t *lost_mtc,
+                                 uint32_t *lost_cyc);
+extern pt_export int pt_blk_core_bus_ratio(struct pt_block_decoder *decoder,
+                                           uint32_t *cbr);
+extern pt_export int pt_blk_asid(const struct pt_block_decoder *decoder,
+                                 struct pt_asid *asid, size_t size);
+
+/** Report the next block in @block, of which the caller knows @size bytes.
+ *
+ * A block ends at a branch that needed trace, before an event (status
+ * pts_event_pending: read the events with pt_blk_event()), at a section
+ * boundary, after a direct call or jump with end_on_call or end_on_jump,
+ * after a truncated instruction, or at 65535 instructions.  Returns status
+ * flags or the errors of pt_insn_next(); on an error @block holds the
+ * instructions up to and including the failing one where it was decoded
+ * (the IP tells where decoding failed otherwise). */
+extern pt_export int pt_blk_next(struct pt_block_decoder *decoder,
+                                 struct pt_block *block, size_t size);
+
+/** Report the next pending event, as pt_insn_event(). */
+extern pt_export int pt_blk_event(struct pt_block_decoder *decoder,
+                                  struct pt_event *event, size_t size);
 
 #ifdef __cplusplus
 }

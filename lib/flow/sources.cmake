@@ -1,3 +1,7 @@
 # Sources of the flow layer (relative to this folder): instruction-flow and block decoders, block cache.
 list(APPEND PTD_LAYER_SOURCES
+  fmem.c
+  flow.c
+  insn_decoder.c
+  block_decoder.c
 )

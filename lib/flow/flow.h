@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The flow engine shared by the instruction-flow decoder (pt_insn_*) and the
+ * block decoder (pt_blk_*).
+ *
+ * It follows the traced code one instruction at a time, asks the query
+ * decoder about every branch that needs trace, and binds the query
+ * decoder's events to instructions and IPs the way libipt 2.0.5 does.  The
+ * block decoder adds straight-line runs from the decode cache on top (see
+ * block_decoder.c). */
+#ifndef PTD_FLOW_FLOW_H
+#define PTD_FLOW_FLOW_H
+
+#include "ptdecode/intel-pt.h"
+
+#include "fmem.h"
+#include "retstack.h"
+
+#include <stdint.h>
+
+struct ptd_flow {
+	/* The query decoder we follow, and our copy of the configuration
+	 * (errata, filter ranges, flags). */
+	struct pt_query_decoder *qry;
+	struct pt_config config;
+
+	/* The traced image (the user's or @default_image). */
+	struct pt_image *image;
+	struct pt_image *default_image;
+	struct ptd_fmem mem;
+
+	/* The address space, the IP of the next instruction, the mode. */
+	struct pt_asid asid;
+	uint64_t ip;
+	enum pt_exec_mode mode;
+
+	/* The status flags of the last query (pts_event_pending, pts_eos). */
+	int status;
+
+	/* The event being processed (with @process_event). */
+	struct pt_event event;
+
+	/* An instruction whose events are being reported (with
+	 * @process_insn): we proceed past it once they are done. */
+	struct ptd_finsn insn;
+
+	struct ptd_retstack retstack;
+
+	uint32_t enabled : 1;
+	uint32_t process_event : 1;
+	uint32_t speculative : 1;
+	uint32_t process_insn : 1;
+	uint32_t bound_paging : 1;
+	uint32_t bound_vmcs : 1;
+	uint32_t bound_ptwrite : 1;
+	/* Report tick events; this is a block decoder (libipt's block
+	 * decoder differs from its instruction decoder in a few details). */
+	uint32_t tick : 1;
+	uint32_t block : 1;
+};
+
+/* Set up @flow for @config (copied); @block selects the block decoder's
+ * behaviour.  Returns 0 or a negative error. */
+int ptd_flow_init(struct ptd_flow *flow, const struct pt_config *config,
+                  int block);
+void ptd_flow_fini(struct ptd_flow *flow);
+
+/* Synchronize: @how is 0 forward, 1 backward, 2 at @offset.  Returns status
+ * flags or a negative error. */
+int ptd_flow_sync(struct ptd_flow *flow, int how, uint64_t offset);
+
+/* Use @image (NULL: the default image). */
+void ptd_flow_set_image(struct ptd_flow *flow, struct pt_image *image);
+
+/* Copy the address space to the user's @asid of @size bytes. */
+int ptd_flow_asid(const struct ptd_flow *flow, struct pt_asid *asid,
+                  size_t size);
+
+/* Fetch the instruction at the current IP into @insn.  Returns 0 or a
+ * negative error (then @insn->ip, ->isid and the bytes read are set). */
+static inline int ptd_flow_fetch(struct ptd_flow *flow, struct ptd_finsn *insn)
+{
+	return ptd_fmem_fetch(&flow->mem, insn, &flow->asid, flow->ip,
+	                      flow->mode);
+}
+
+/* Execute @insn (just fetched at the current IP): bind events to it,
+ * proceed past it (with trace where needed) and bind events to the next IP.
+ * Returns status flags (with pts_event_pending: report events now) or a
+ * negative error. */
+int ptd_flow_exec(struct ptd_flow *flow, const struct ptd_finsn *insn);
+
+/* Report the pending event in @event (@size bytes) and go on.  Returns
+ * status flags or a negative error. */
+int ptd_flow_event(struct ptd_flow *flow, struct pt_event *event, size_t size);
+
+/* The status flags for the current state plus @flags. */
+static inline int ptd_flow_status(const struct ptd_flow *flow, int flags)
+{
+	if (!flow->enabled)
+		flags |= pts_ip_suppressed;
+	if ((flow->status & pts_eos) && !flow->process_event)
+		flags |= pts_eos;
+	return flags;
+}
+
+/* No event is waiting or being processed and no instruction is held: the
+ * next ordinary instructions cannot bind an event. */
+static inline int ptd_flow_quiet(const struct ptd_flow *flow)
+{
+	return !(flow->status & pts_event_pending) && !flow->process_event &&
+	       !flow->process_insn;
+}
+
+/* Inside the IP filter: 1 if @ip would be traced by @filter's ranges. */
+int ptd_flow_filter_check(const struct pt_conf_addr_filter *filter,
+                          uint64_t ip);
+
+#endif /* PTD_FLOW_FLOW_H */

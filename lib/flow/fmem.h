@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The flow decoders' view of the traced code: instructions fetched from the
+ * traced image and decoded once per address.
+ *
+ * Every section the decoder runs in gets a decode cache: pages of entries,
+ * one entry per code byte offset, allocated when code in the page is first
+ * executed.  An entry holds what the flow decoders need of the instruction
+ * at that address (size, class, kind, branch displacement) and, for the
+ * block decoder, the length of the straight-line run that starts there: how
+ * many instructions without any effect on the control flow or on event
+ * binding follow before the next instruction that needs attention.
+ *
+ * The caches belong to one decoder (no sharing, no locks) and are dropped
+ * when the image changes (ptd_image_generation()). */
+#ifndef PTD_FLOW_FMEM_H
+#define PTD_FLOW_FMEM_H
+
+#include "ptdecode/intel-pt.h"
+
+#include "ild/ild.h"
+#include "image/image.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One decoded instruction as the flow decoders use it. */
+struct ptd_finsn {
+	uint64_t ip;
+	/* The instruction's bytes (@size of them): in the section's memory
+	 * or in @buf. */
+	const uint8_t *raw;
+	uint8_t size;
+	uint8_t iclass;    /* enum pt_insn_class */
+	uint8_t kind;      /* enum ptd_ild_kind */
+	uint8_t is_direct; /* near branch with a displacement */
+	uint8_t truncated; /* the bytes come from more than one section */
+	uint8_t mode;      /* enum pt_exec_mode */
+	int32_t disp;
+	int isid;
+	/* The section cache the instruction came from (NULL: the
+	 * read-memory callback or bytes from several sections). */
+	const struct ptd_fsec *sec;
+	uint8_t buf[pt_max_insn_size];
+};
+
+/* A cache entry: the instruction at one address (valid if @size). */
+struct ptd_fce {
+	uint8_t size;
+	uint8_t iclass;
+	uint8_t kind;
+	uint8_t flags; /* ptd_fce_* */
+	int32_t disp;
+	/* The straight-line run from here (with ptd_fce_run): @run_ninsn
+	 * ordinary instructions, then the one at ip + @run_bytes. */
+	uint32_t run_bytes;
+	uint16_t run_ninsn;
+	/* The size of the run's last ordinary instruction. */
+	uint8_t run_last_size;
+	uint8_t reserved;
+};
+
+enum {
+	ptd_fce_direct = 1 << 0,
+	ptd_fce_run = 1 << 1,
+	ptd_fce_mode_shift = 4 /* two bits of enum pt_exec_mode */
+};
+
+enum { ptd_fpage_bits = 10 };
+
+/* The decode cache of one section. */
+struct ptd_fsec {
+	const struct ptd_section *section;
+	const uint8_t *mem;
+	uint64_t vaddr;
+	uint64_t size;
+	int isid;
+	uint32_t npages;
+	struct ptd_fce **pages;
+};
+
+/* The memory of one flow decoder. */
+struct ptd_fmem {
+	struct pt_image *image;
+	uint64_t generation;
+	/* The section of the last fetch (may be NULL). */
+	struct ptd_fsec *cur;
+	/* Every section cache. */
+	struct ptd_fsec *secs;
+	size_t nsecs, capacity;
+	struct ptd_ild_ctx *ild;
+};
+
+/* Set up and tear down @mem.  ptd_fmem_init() returns 0 or -pte_nomem. */
+int ptd_fmem_init(struct ptd_fmem *mem);
+void ptd_fmem_fini(struct ptd_fmem *mem);
+
+/* Use @image from now on (drops the caches). */
+void ptd_fmem_set_image(struct ptd_fmem *mem, struct pt_image *image);
+
+/* Drop the caches if the image changed since the last call.  The flow
+ * decoders call it at the start of every pt_*_next() and pt_*_event(). */
+void ptd_fmem_check(struct ptd_fmem *mem);
+
+/* Forget the current section (the address space changed). */
+static inline void ptd_fmem_forget(struct ptd_fmem *mem)
+{
+	mem->cur = NULL;
+}
+
+/* Fetch and decode the instruction at @ip in @mode in address space @asid
+ * into @insn.  Returns 0, -pte_nomap, -pte_bad_insn, or another error.  On
+ * an error @insn->isid is what libipt reports (-pte_nomap when no section
+ * holds @ip). */
+int ptd_fmem_fetch_slow(struct ptd_fmem *mem, struct ptd_finsn *insn,
+                        const struct pt_asid *asid, uint64_t ip,
+                        enum pt_exec_mode mode);
+
+/* The cache entry for @ip, if @ip lies in the current section: NULL
+ * otherwise.  Allocates the page on first use (NULL if memory runs out:
+ * the caller then takes the slow path). */
+struct ptd_fce *ptd_fmem_page_entry(struct ptd_fsec *sec, uint64_t off);
+
+static inline struct ptd_fce *ptd_fmem_entry(struct ptd_fmem *mem,
+                                             uint64_t ip)
+{
+	struct ptd_fsec *sec = mem->cur;
+	uint64_t off;
+	struct ptd_fce *page;
+
+	if (!sec)
+		return NULL;
+	off = ip - sec->vaddr;
+	if (off >= sec->size)
+		return NULL;
+	page = sec->pages[off >> ptd_fpage_bits];
+	if (!page)
+		return ptd_fmem_page_entry(sec, off);
+	return &page[off & ((1u << ptd_fpage_bits) - 1)];
+}
+
+/* Fetch the instruction at @ip: from the cache when possible. */
+static inline int ptd_fmem_fetch(struct ptd_fmem *mem, struct ptd_finsn *insn,
+                                 const struct pt_asid *asid, uint64_t ip,
+                                 enum pt_exec_mode mode)
+{
+	struct ptd_fce *e = ptd_fmem_entry(mem, ip);
+
+	if (e && e->size &&
+	    ((e->flags >> ptd_fce_mode_shift) & 3) == (unsigned)mode) {
+		const struct ptd_fsec *sec = mem->cur;
+
+		insn->ip = ip;
+		insn->raw = sec->mem + (ip - sec->vaddr);
+		insn->size = e->size;
+		insn->iclass = e->iclass;
+		insn->kind = e->kind;
+		insn->is_direct = e->flags & ptd_fce_direct;
+		insn->truncated = 0;
+		insn->mode = (uint8_t)mode;
+		insn->disp = e->disp;
+		insn->isid = sec->isid;
+		insn->sec = sec;
+		return 0;
+	}
+	return ptd_fmem_fetch_slow(mem, insn, asid, ip, mode);
+}
+
+/* The straight-line run at @ip (which ptd_fmem_fetch() just fetched from
+ * the current section): the number of ordinary instructions (class
+ * ptic_other, kind ptd_ik_other) from @ip on, in @ninsn, the address of the
+ * instruction after them in @end and the address of the last of them in
+ * @last.  Returns 1 if a run is known, 0 if not (take the slow path). */
+int ptd_fmem_run(struct ptd_fmem *mem, uint64_t ip, enum pt_exec_mode mode,
+                 uint32_t *ninsn, uint64_t *end, uint64_t *last);
+
+#endif /* PTD_FLOW_FMEM_H */

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The instruction-flow decoder: pt_insn_*. */
+#include "flow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct pt_insn_decoder {
+	struct ptd_flow flow;
+};
+
+struct pt_insn_decoder *pt_insn_alloc_decoder(const struct pt_config *config)
+{
+	struct pt_insn_decoder *decoder;
+
+	if (!config)
+		return NULL;
+	decoder = malloc(sizeof(*decoder));
+	if (!decoder)
+		return NULL;
+	if (ptd_flow_init(&decoder->flow, config, 0) < 0) {
+		free(decoder);
+		return NULL;
+	}
+	return decoder;
+}
+
+void pt_insn_free_decoder(struct pt_insn_decoder *decoder)
+{
+	if (!decoder)
+		return;
+	ptd_flow_fini(&decoder->flow);
+	free(decoder);
+}
+
+int pt_insn_sync_forward(struct pt_insn_decoder *decoder)
+{
+	if (!decoder)
+		return -pte_invalid;
+	return ptd_flow_sync(&decoder->flow, 0, 0);
+}
+
+int pt_insn_sync_backward(struct pt_insn_decoder *decoder)
+{
+	if (!decoder)
+		return -pte_invalid;
+	return ptd_flow_sync(&decoder->flow, 1, 0);
+}
+
+int pt_insn_sync_set(struct pt_insn_decoder *decoder, uint64_t offset)
+{
+	if (!decoder)
+		return -pte_invalid;
+	return ptd_flow_sync(&decoder->flow, 2, offset);
+}
+
+int pt_insn_resync(struct pt_insn_decoder *decoder)
+{
+	if (!decoder)
+		return -pte_invalid;
+	return ptd_flow_sync(&decoder->flow, 0, 0);
+}
+
+int pt_insn_get_offset(const struct pt_insn_decoder *decoder,
+                       uint64_t *offset)
+{
+	if (!decoder)
+		return -pte_invalid;
+	return pt_qry_get_offset(decoder->flow.qry, offset);
+}
+
+int pt_insn_get_sync_offset(const struct pt_insn_decoder *decoder,
+                            uint64_t *offset)
+{
+	if (!decoder)
+		return -pte_invalid;
+	return pt_qry_get_sync_offset(decoder->flow.qry, offset);
+}
+
+struct pt_image *pt_insn_get_image(struct pt_insn_decoder *decoder)
+{
+	if (!decoder)
+		return NULL;
+	return decoder->flow.image;
+}
+
+int pt_insn_set_image(struct pt_insn_decoder *decoder, struct pt_image *image)
+{
+	if (!decoder)
+		return -pte_invalid;
+	ptd_flow_set_image(&decoder->flow, image);
+	return 0;
+}
+
+const struct pt_config *
+pt_insn_get_config(const struct pt_insn_decoder *decoder)
+{
+	if (!decoder)
+		return NULL;
+	return pt_qry_get_config(decoder->flow.qry);
+}
+
+int pt_insn_time(struct pt_insn_decoder *decoder, uint64_t *time,
+                 uint32_t *lost_mtc, uint32_t *lost_cyc)
+{
+	if (!decoder || !time)
+		return -pte_invalid;
+	return pt_qry_time(decoder->flow.qry, time, lost_mtc, lost_cyc);
+}
+
+int pt_insn_core_bus_ratio(struct pt_insn_decoder *decoder, uint32_t *cbr)
+{
+	if (!decoder || !cbr)
+		return -pte_invalid;
+	return pt_qry_core_bus_ratio(decoder->flow.qry, cbr);
+}
+
+int pt_insn_asid(const struct pt_insn_decoder *decoder, struct pt_asid *asid,
+                 size_t size)
+{
+	if (!decoder || !asid)
+		return -pte_invalid;
+	return ptd_flow_asid(&decoder->flow, asid, size);
+}
+
+/* Copy @insn to the user's @uinsn of @size bytes. */
+static void insn_to_user(struct pt_insn *uinsn, size_t size,
+                         const struct pt_insn *insn)
+{
+	if (uinsn == insn)
+		return;
+	if (size > sizeof(*insn)) {
+		memset((uint8_t *)uinsn + sizeof(*insn), 0,
+		       size - sizeof(*insn));
+		size = sizeof(*insn);
+	}
+	memcpy(uinsn, insn, size);
+}
+
+int pt_insn_next(struct pt_insn_decoder *decoder, struct pt_insn *uinsn,
+                 size_t size)
+{
+	struct ptd_flow *flow;
+	struct ptd_finsn fi;
+	struct pt_insn local, *insn;
+	int status;
+
+	if (!decoder || !uinsn)
+		return -pte_invalid;
+	flow = &decoder->flow;
+
+	/* Without tracing enabled, only events can move us on. */
+	if (!flow->enabled) {
+		if (flow->status & pts_eos)
+			return -pte_eos;
+		return -pte_no_enable;
+	}
+	ptd_fmem_check(&flow->mem);
+
+	insn = size == sizeof(local) ? uinsn : &local;
+	memset(insn, 0, sizeof(*insn));
+	insn->speculative = flow->speculative;
+	insn->ip = flow->ip;
+	insn->mode = flow->mode;
+
+	fi.raw = NULL;
+	fi.size = 0;
+	fi.isid = 0;
+	status = ptd_flow_fetch(flow, &fi);
+	if (status < 0) {
+		/* The IP and mode tell where it failed. */
+		insn->isid = fi.isid;
+		if (status == -pte_bad_insn && fi.size <= pt_max_insn_size &&
+		    fi.raw) {
+			memcpy(insn->raw, fi.raw, fi.size);
+			insn->size = fi.size;
+		}
+		insn_to_user(uinsn, size, insn);
+		return status;
+	}
+
+	insn->isid = fi.isid;
+	insn->iclass = (enum pt_insn_class)fi.iclass;
+	insn->size = fi.size;
+	memcpy(insn->raw, fi.raw, fi.size);
+	insn->truncated = fi.truncated;
+	insn_to_user(uinsn, size, insn);
+
+	return ptd_flow_exec(flow, &fi);
+}
+
+int pt_insn_event(struct pt_insn_decoder *decoder, struct pt_event *event,
+                  size_t size)
+{
+	if (!decoder || !event)
+		return -pte_invalid;
+	return ptd_flow_event(&decoder->flow, event, size);
+}
