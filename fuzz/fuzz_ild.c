@@ -84,8 +84,7 @@ static void fuzz_ild_at(struct ptd_ild_ctx *ctx, const uint8_t *code,
 	int status, other;
 
 	status = fuzz_ild_decode(ctx, &insn, code, avail, mode);
-	FUZZ_CHECK(status == 0 || status == -pte_bad_insn, "status %d",
-	           status);
+	FUZZ_CHECK(status == 0 || status == -pte_bad_insn, "status %d", status);
 	if (format) {
 		char text[256];
 		int fs = ptd_ild_format(ctx, text, sizeof(text), code, avail,
@@ -119,8 +118,8 @@ static void fuzz_ild_at(struct ptd_ild_ctx *ctx, const uint8_t *code,
 	/* Exactly its own bytes are enough, one less is not. */
 	other = fuzz_ild_decode(ctx, &again, code, insn.size, mode);
 	FUZZ_CHECK(other == 0 && memcmp(&insn, &again, sizeof(insn)) == 0,
-	           "decodes differently from its own %u bytes (%d)",
-	           insn.size, other);
+	           "decodes differently from its own %u bytes (%d)", insn.size,
+	           other);
 	other = fuzz_ild_decode(ctx, &again, code, insn.size - 1u, mode);
 	FUZZ_CHECK(other == -pte_bad_insn, "decodes from %u bytes (%d)",
 	           insn.size - 1u, other);

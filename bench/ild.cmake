@@ -1,0 +1,10 @@
+# lib/ild against the Zydis decoding modes beneath it: ns per instruction
+# over the C library's .text (see bench/ild_bench.c, docs/ild.md).
+add_executable(ild_bench ild_bench.c)
+target_include_directories(ild_bench PRIVATE ${PROJECT_SOURCE_DIR}/lib)
+target_link_libraries(ild_bench PRIVATE ptdecode_static)
+if(PTD_BUILD_TESTS)
+  add_test(NAME bench.ild_smoke COMMAND ild_bench --smoke)
+  set_tests_properties(bench.ild_smoke PROPERTIES
+    SKIP_RETURN_CODE 77 TIMEOUT 60 LABELS bench)
+endif()
