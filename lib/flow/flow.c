@@ -13,8 +13,7 @@ enum {
 	ptd_bdm64_max_steps = 0x100
 };
 
-int ptd_flow_filter_check(const struct pt_conf_addr_filter *filter,
-                          uint64_t ip)
+int ptd_flow_filter_check(const struct pt_conf_addr_filter *filter, uint64_t ip)
 {
 	const uint64_t a[4] = {filter->addr0_a, filter->addr1_a,
 	                       filter->addr2_a, filter->addr3_a};
@@ -24,8 +23,8 @@ int ptd_flow_filter_check(const struct pt_conf_addr_filter *filter,
 	unsigned n;
 
 	for (n = 0; n < 4; n++) {
-		unsigned cfg = (unsigned)(filter->config.addr_cfg >> (4 * n)) &
-		               0xf;
+		unsigned cfg =
+		        (unsigned)(filter->config.addr_cfg >> (4 * n)) & 0xf;
 
 		if (cfg == 1) {
 			have_filter = 1;
@@ -44,8 +43,7 @@ int ptd_flow_filter_check(const struct pt_conf_addr_filter *filter,
 static int insn_is_far(const struct ptd_finsn *insn)
 {
 	return insn->iclass == ptic_far_call ||
-	       insn->iclass == ptic_far_return ||
-	       insn->iclass == ptic_far_jump;
+	       insn->iclass == ptic_far_return || insn->iclass == ptic_far_jump;
 }
 
 static int insn_is_branch(const struct ptd_finsn *insn)
@@ -158,7 +156,8 @@ static int range_is_contiguous(struct ptd_flow *flow, uint64_t begin,
 	return 1;
 }
 
-/* --- Set-up ----------------------------------------------------------------- */
+/* --- Set-up -----------------------------------------------------------------
+ */
 
 static void flow_reset(struct ptd_flow *flow)
 {
@@ -387,7 +386,8 @@ static int flow_proceed(struct ptd_flow *flow, const struct ptd_finsn *insn)
 	return 0;
 }
 
-/* --- Event binding ------------------------------------------------------------- */
+/* --- Event binding
+ * ------------------------------------------------------------- */
 
 /* Fetch the next event if one is waiting: 1 if an event is being processed,
  * 0 if none, or a negative error. */
@@ -457,6 +457,53 @@ static int flow_at_disabled(const struct ptd_flow *flow,
 	}
 }
 
+/* Whether @insn needs trace to be followed. */
+static int insn_needs_trace(const struct ptd_finsn *insn)
+{
+	switch (insn->iclass) {
+	case ptic_other:
+	case ptic_ptwrite:
+		return 0;
+	case ptic_call:
+	case ptic_jump:
+		return !insn->is_direct;
+	default:
+		return 1;
+	}
+}
+
+/* The block decoder binds a synchronous disable differently from the
+ * instruction decoder: to the first instruction that needs trace, to a
+ * MOV CR3 if the IP is suppressed (or, with SKL014 and a filter, to a direct
+ * branch that leaves the filter ranges), and else to the instruction after
+ * which the flow reaches the disable IP (see flow_check_ip_event()).
+ * Returns status flags with pts_event_pending if the event binds to @insn,
+ * 0 if not, or a negative error. */
+static int flow_blk_at_disabled(struct ptd_flow *flow,
+                                const struct pt_event *ev,
+                                const struct ptd_finsn *insn)
+{
+	if (insn->iclass == ptic_unknown)
+		return -pte_bad_insn;
+	if (insn_needs_trace(insn)) {
+		/* After a call, tracing most likely resumes at its return. */
+		if (insn->iclass == ptic_call || insn->iclass == ptic_far_call)
+			flow->ip = insn->ip + insn->size;
+		else
+			flow->ip = 0;
+		return ptd_flow_status(flow, pts_event_pending);
+	}
+	if (!ev->ip_suppressed)
+		return 0;
+	if (insn_changes_cr3(insn) ||
+	    (flow->config.addr_filter.config.addr_cfg &&
+	     flow->config.errata.skl014 && flow_at_skl014(flow, insn))) {
+		flow->ip = insn->ip;
+		return ptd_flow_status(flow, pts_event_pending);
+	}
+	return 0;
+}
+
 static int flow_postpone(struct ptd_flow *flow, const struct ptd_finsn *insn)
 {
 	if (!flow->process_insn) {
@@ -524,6 +571,8 @@ static int flow_check_insn_event(struct ptd_flow *flow,
 		return 0;
 
 	case ptev_disabled:
+		if (flow->block)
+			return flow_blk_at_disabled(flow, ev, insn);
 		status = flow_at_disabled(flow, ev, insn);
 		if (status <= 0)
 			return status;
@@ -626,6 +675,10 @@ static int flow_check_ip_event(struct ptd_flow *flow,
 
 	switch (ev->type) {
 	case ptev_disabled:
+		/* The block decoder binds it where the flow reaches its IP. */
+		if (flow->block && insn && !ev->ip_suppressed &&
+		    flow->ip == ev->variant.disabled.ip)
+			return ptd_flow_status(flow, pts_event_pending);
 		break;
 
 	case ptev_async_disabled:
@@ -668,7 +721,8 @@ static int flow_check_ip_event(struct ptd_flow *flow,
 		return ptd_flow_status(flow, pts_event_pending);
 
 	case ptev_async_paging:
-		if (!ev->ip_suppressed && ev->variant.async_paging.ip != flow->ip)
+		if (!ev->ip_suppressed &&
+		    ev->variant.async_paging.ip != flow->ip)
 			break;
 		return ptd_flow_status(flow, pts_event_pending);
 
@@ -705,7 +759,8 @@ static int flow_check_ip_event(struct ptd_flow *flow,
 	return ptd_flow_status(flow, 0);
 }
 
-/* --- The API-level operations ------------------------------------------------ */
+/* --- The API-level operations ------------------------------------------------
+ */
 
 int ptd_flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
 {
@@ -771,8 +826,7 @@ static int flow_process_vmcs(struct ptd_flow *flow, uint64_t vmcs)
 	return 0;
 }
 
-int ptd_flow_event(struct ptd_flow *flow, struct pt_event *uevent,
-                   size_t size)
+int ptd_flow_event(struct ptd_flow *flow, struct pt_event *uevent, size_t size)
 {
 	struct pt_event *ev = &flow->event;
 	int status;

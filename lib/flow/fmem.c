@@ -164,10 +164,9 @@ static int fmem_fetch_image(struct ptd_fmem *mem, struct ptd_finsn *insn,
 		return -pte_nomap;
 	while (have < pt_max_insn_size) {
 		int part_isid = 0;
-		int got = ptd_image_read(mem->image, &part_isid,
-		                         insn->buf + have,
-		                         (uint16_t)(pt_max_insn_size - have),
-		                         asid, ip + have);
+		int got = ptd_image_read(
+		        mem->image, &part_isid, insn->buf + have,
+		        (uint16_t)(pt_max_insn_size - have), asid, ip + have);
 
 		if (got < 0) {
 			if (!have)
@@ -232,8 +231,7 @@ int ptd_fmem_fetch_slow(struct ptd_fmem *mem, struct ptd_finsn *insn,
 	avail = sec->size - off;
 	if (avail > pt_max_insn_size)
 		avail = pt_max_insn_size;
-	err = ptd_ild_decode(mem->ild, &d, sec->mem + off, (size_t)avail,
-	                     mode);
+	err = ptd_ild_decode(mem->ild, &d, sec->mem + off, (size_t)avail, mode);
 	if (err < 0) {
 		if (err != -pte_bad_insn || avail == pt_max_insn_size) {
 			insn->ip = ip;

@@ -120,8 +120,7 @@ int ptd_fmem_fetch_slow(struct ptd_fmem *mem, struct ptd_finsn *insn,
  * the caller then takes the slow path). */
 struct ptd_fce *ptd_fmem_page_entry(struct ptd_fsec *sec, uint64_t off);
 
-static inline struct ptd_fce *ptd_fmem_entry(struct ptd_fmem *mem,
-                                             uint64_t ip)
+static inline struct ptd_fce *ptd_fmem_entry(struct ptd_fmem *mem, uint64_t ip)
 {
 	struct ptd_fsec *sec = mem->cur;
 	uint64_t off;

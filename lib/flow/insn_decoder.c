@@ -61,8 +61,7 @@ int pt_insn_resync(struct pt_insn_decoder *decoder)
 	return ptd_flow_sync(&decoder->flow, 0, 0);
 }
 
-int pt_insn_get_offset(const struct pt_insn_decoder *decoder,
-                       uint64_t *offset)
+int pt_insn_get_offset(const struct pt_insn_decoder *decoder, uint64_t *offset)
 {
 	if (!decoder)
 		return -pte_invalid;

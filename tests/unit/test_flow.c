@@ -1,0 +1,882 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of the instruction-flow and block decoders (lib/flow): small
+ * programs in memory images, traces written with the encoder, every
+ * instruction, block, event and error checked. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#include "ptdecode/ptd_image.h"
+
+/* --- Building traces -------------------------------------------------------
+ */
+
+struct trace {
+	struct pt_packet p[64];
+	size_t n;
+};
+
+static struct pt_packet *add(struct trace *t, enum pt_packet_type type)
+{
+	struct pt_packet *p;
+
+	assert_true(t->n < sizeof(t->p) / sizeof(t->p[0]));
+	p = &t->p[t->n++];
+	memset(p, 0, sizeof(*p));
+	p->type = type;
+	return p;
+}
+
+static void ip(struct trace *t, enum pt_packet_type type, uint64_t addr)
+{
+	struct pt_packet *p = add(t, type);
+
+	p->payload.ip.ipc = addr ? pt_ipc_sext_48 : pt_ipc_suppressed;
+	p->payload.ip.ip = addr;
+}
+
+/* Conditional branch outcomes, oldest first: 't' taken, 'n' not taken. */
+static void tnt(struct trace *t, const char *bits)
+{
+	struct pt_packet *p = add(t, strlen(bits) > 6 ? ppt_tnt_64 : ppt_tnt_8);
+	uint64_t payload = 0;
+	uint8_t n = 0;
+
+	for (; *bits; bits++, n++)
+		payload = (payload << 1) | (*bits == 't');
+	p->payload.tnt.bit_size = n;
+	p->payload.tnt.payload = payload;
+}
+
+static void mode(struct trace *t, enum pt_exec_mode m)
+{
+	struct pt_packet *p = add(t, ppt_mode);
+
+	p->payload.mode.leaf = pt_mol_exec;
+	p->payload.mode.bits.exec = pt_set_exec_mode(m);
+}
+
+static void tsx(struct trace *t, int intx, int abrt)
+{
+	struct pt_packet *p = add(t, ppt_mode);
+
+	p->payload.mode.leaf = pt_mol_tsx;
+	p->payload.mode.bits.tsx.intx = intx ? 1 : 0;
+	p->payload.mode.bits.tsx.abrt = abrt ? 1 : 0;
+}
+
+static void pip(struct trace *t, uint64_t cr3)
+{
+	struct pt_packet *p = add(t, ppt_pip);
+
+	p->payload.pip.cr3 = cr3;
+}
+
+static void tsc(struct trace *t, uint64_t value)
+{
+	add(t, ppt_tsc)->payload.tsc.tsc = value;
+}
+
+/* PSB+ with 64-bit mode and, if @at, the FUP of tracing enabled at @at. */
+static void psb(struct trace *t, uint64_t at)
+{
+	add(t, ppt_psb);
+	mode(t, ptem_64bit);
+	if (at)
+		ip(t, ppt_fup, at);
+	add(t, ppt_psbend);
+}
+
+static size_t encode(uint8_t *buf, size_t cap, const struct trace *t)
+{
+	struct pt_encoder *enc = ptd_t_encoder(buf, cap);
+	uint64_t offset = 0;
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (pt_enc_next(enc, &t->p[i]) <= 0)
+			fail_msg("packet %zu did not encode", i);
+	assert_int_equal(pt_enc_get_offset(enc, &offset), 0);
+	pt_free_encoder(enc);
+	return (size_t)offset;
+}
+
+/* --- Running the decoders ------------------------------------------------ */
+
+struct run {
+	char log[4096];
+	size_t len;
+};
+
+static void say(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(r->log + r->len, sizeof(r->log) - r->len, fmt, ap);
+	va_end(ap);
+	assert_true(n > 0 && (size_t)n < sizeof(r->log) - r->len);
+	r->len += (size_t)n;
+}
+
+static void say_event(struct run *r, const struct pt_event *ev)
+{
+	switch (ev->type) {
+	case ptev_enabled:
+		say(r, "[enabled %llx%s] ",
+		    (unsigned long long)ev->variant.enabled.ip,
+		    ev->variant.enabled.resumed ? " resumed" : "");
+		break;
+	case ptev_disabled:
+		say(r, "[disabled %llx] ",
+		    ev->ip_suppressed
+		            ? 0ull
+		            : (unsigned long long)ev->variant.disabled.ip);
+		break;
+	case ptev_async_disabled:
+		say(r, "[async-disabled %llx] ",
+		    (unsigned long long)ev->variant.async_disabled.at);
+		break;
+	case ptev_async_branch:
+		say(r, "[interrupt %llx>%llx] ",
+		    (unsigned long long)ev->variant.async_branch.from,
+		    (unsigned long long)ev->variant.async_branch.to);
+		break;
+	case ptev_paging:
+		say(r, "[paging %llx] ",
+		    (unsigned long long)ev->variant.paging.cr3);
+		break;
+	case ptev_overflow:
+		say(r, "[overflow %llx] ",
+		    ev->ip_suppressed
+		            ? 0ull
+		            : (unsigned long long)ev->variant.overflow.ip);
+		break;
+	case ptev_exec_mode:
+		say(r, "[mode %d%s] ", (int)ev->variant.exec_mode.mode,
+		    ev->status_update ? " status" : "");
+		break;
+	case ptev_tsx:
+		say(r, "[tsx%s%s] ",
+		    ev->variant.tsx.speculative ? " begin" : "",
+		    ev->variant.tsx.aborted ? " abort" : "");
+		break;
+	case ptev_tick:
+		say(r, "[tick %llx %llx] ",
+		    (unsigned long long)ev->variant.tick.ip,
+		    (unsigned long long)ev->tsc);
+		break;
+	default:
+		say(r, "[event %d] ", (int)ev->type);
+		break;
+	}
+}
+
+enum { with_blocks = 1, with_status = 2 };
+
+struct setup {
+	const uint8_t *code;
+	size_t size;
+	uint64_t base;
+	struct pt_conf_flags flags;
+	struct pt_errata errata;
+	int events_mode_status; /* print status-update mode events */
+};
+
+#ifdef PTD_FLOW_LIBIPT
+/* The same with libipt 2.0.5 (build this file with -DPTD_FLOW_LIBIPT and
+ * tests/support/libipt_dl.c to see libipt's answers to these traces: the
+ * expectations below are libipt's, except where a test says otherwise). */
+#include "libipt_dl.h"
+
+struct cbctx {
+	const uint8_t *code;
+	size_t size;
+	uint64_t base;
+};
+
+static int read_code(uint8_t *buffer, size_t size, const struct pt_asid *asid,
+                     uint64_t addr, void *context)
+{
+	const struct cbctx *c = context;
+
+	(void)asid;
+	if (addr < c->base || addr - c->base >= c->size)
+		return -pte_nomap;
+	if (size > c->size - (addr - c->base))
+		size = c->size - (addr - c->base);
+	memcpy(buffer, c->code + (addr - c->base), size);
+	return (int)size;
+}
+
+static void run(struct run *r, const struct setup *s, const struct trace *t,
+                int blocks)
+{
+	static struct ptd_libipt L;
+	uint8_t buf[1024];
+	size_t size = encode(buf, sizeof(buf), t);
+	struct ptd_ipt_insn_decoder *id = NULL;
+	struct ptd_ipt_blk_decoder *bd = NULL;
+	struct ptd_ipt_image *image;
+	struct cbctx ctx = {s->code, s->size, s->base};
+	struct pt_config config;
+	char msg[256];
+	int status;
+
+	if (!L.handle && ptd_libipt_open(&L, msg, sizeof(msg)))
+		fail_msg("%s", msg);
+	memset(r, 0, sizeof(*r));
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + size;
+	config.flags = s->flags;
+	config.errata = s->errata;
+	image = L.image_alloc("test");
+	L.image_set_callback(image, read_code, &ctx);
+	if (blocks) {
+		bd = L.blk_alloc_decoder(&config);
+		L.blk_set_image(bd, image);
+	} else {
+		id = L.insn_alloc_decoder(&config);
+		L.insn_set_image(id, image);
+	}
+	for (;;) {
+		uint64_t offset = 0;
+
+		status = blocks ? L.blk_sync_forward(bd)
+		                : L.insn_sync_forward(id);
+		if (status == -pte_eos)
+			break;
+		for (;;) {
+			while (status >= 0 && (status & pts_event_pending)) {
+				struct pt_event ev;
+				struct ptd_ipt_event iev;
+
+				status = blocks ? L.blk_event(bd, &iev,
+				                              sizeof(iev))
+				                : L.insn_event(id, &iev,
+				                               sizeof(iev));
+				if (status < 0)
+					break;
+				memset(&ev, 0, sizeof(ev));
+				memcpy(&ev, &iev,
+				       sizeof(iev) < sizeof(ev) ? sizeof(iev)
+				                                : sizeof(ev));
+				if (ev.type == ptev_exec_mode &&
+				    ev.status_update && !s->events_mode_status)
+					continue;
+				say_event(r, &ev);
+			}
+			if (status < 0)
+				break;
+			if (blocks) {
+				struct ptd_ipt_block b;
+
+				status = L.blk_next(bd, &b, sizeof(b));
+				if (b.ninsn)
+					say(r, "%llx-%llx/%u%s ",
+					    (unsigned long long)b.ip,
+					    (unsigned long long)b.end_ip,
+					    b.ninsn, b.speculative ? "s" : "");
+			} else {
+				struct ptd_ipt_insn in;
+
+				status = L.insn_next(id, &in, sizeof(in));
+				if (status < 0) {
+					if (status != -pte_eos)
+						say(r, "<%llx> ",
+						    (unsigned long long)in.ip);
+					break;
+				}
+				say(r, "%llx%s ", (unsigned long long)in.ip,
+				    in.speculative ? "s" : "");
+			}
+			if (status < 0)
+				break;
+		}
+		if (status == -pte_eos)
+			break;
+		if (blocks)
+			L.blk_get_offset(bd, &offset);
+		else
+			L.insn_get_offset(id, &offset);
+		say(r, "E%d@%llx ", status, (unsigned long long)offset);
+	}
+	if (r->len)
+		r->log[--r->len] = 0;
+	if (bd)
+		L.blk_free_decoder(bd);
+	if (id)
+		L.insn_free_decoder(id);
+	L.image_free(image);
+}
+#else
+/* Decode @t with the instruction-flow decoder (or, with @blocks, the block
+ * decoder) over the image of @s; log instructions (or blocks), events and
+ * errors (with their offsets), resynchronizing after errors. */
+static void run(struct run *r, const struct setup *s, const struct trace *t,
+                int blocks)
+{
+	uint8_t buf[1024];
+	size_t size = encode(buf, sizeof(buf), t);
+	struct pt_insn_decoder *id = NULL;
+	struct pt_block_decoder *bd = NULL;
+	struct pt_image *image;
+	struct pt_config config;
+	int status;
+
+	memset(r, 0, sizeof(*r));
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + size;
+	config.flags = s->flags;
+	config.errata = s->errata;
+
+	image = pt_image_alloc("test");
+	assert_non_null(image);
+	if (s->code)
+		assert_int_equal(ptd_image_add_buffer(image, s->code, s->size,
+		                                      NULL, s->base, 1),
+		                 0);
+	if (blocks) {
+		bd = pt_blk_alloc_decoder(&config);
+		assert_non_null(bd);
+		assert_int_equal(pt_blk_set_image(bd, image), 0);
+	} else {
+		id = pt_insn_alloc_decoder(&config);
+		assert_non_null(id);
+		assert_int_equal(pt_insn_set_image(id, image), 0);
+	}
+
+	for (;;) {
+		uint64_t offset = 0;
+
+		status = blocks ? pt_blk_sync_forward(bd)
+		                : pt_insn_sync_forward(id);
+		if (status == -pte_eos)
+			break;
+		for (;;) {
+			while (status >= 0 && (status & pts_event_pending)) {
+				struct pt_event ev;
+
+				status = blocks ? pt_blk_event(bd, &ev,
+				                               sizeof(ev))
+				                : pt_insn_event(id, &ev,
+				                                sizeof(ev));
+				if (status < 0)
+					break;
+				if (ev.type == ptev_exec_mode &&
+				    ev.status_update && !s->events_mode_status)
+					continue;
+				say_event(r, &ev);
+			}
+			if (status < 0)
+				break;
+			if (blocks) {
+				struct pt_block b;
+
+				status = pt_blk_next(bd, &b, sizeof(b));
+				if (b.ninsn)
+					say(r, "%llx-%llx/%u%s ",
+					    (unsigned long long)b.ip,
+					    (unsigned long long)b.end_ip,
+					    b.ninsn, b.speculative ? "s" : "");
+			} else {
+				struct pt_insn in;
+
+				status = pt_insn_next(id, &in, sizeof(in));
+				if (status < 0) {
+					if (status != -pte_eos)
+						say(r, "<%llx> ",
+						    (unsigned long long)in.ip);
+					break;
+				}
+				say(r, "%llx%s ", (unsigned long long)in.ip,
+				    in.speculative ? "s" : "");
+			}
+			if (status < 0)
+				break;
+		}
+		if (status == -pte_eos)
+			break;
+		if (blocks)
+			assert_int_equal(pt_blk_get_offset(bd, &offset), 0);
+		else
+			assert_int_equal(pt_insn_get_offset(id, &offset), 0);
+		say(r, "E%d@%llx ", status, (unsigned long long)offset);
+	}
+	if (r->len)
+		r->log[--r->len] = 0;
+
+	pt_blk_free_decoder(bd);
+	pt_insn_free_decoder(id);
+	pt_image_free(image);
+}
+
+#endif
+
+static void expect(const struct setup *s, const struct trace *t,
+                   const char *insns, const char *blocks)
+{
+	struct run r;
+
+	run(&r, s, t, 0);
+	if (strcmp(r.log, insns))
+		fail_msg("instructions:\n  got      %s\n  expected %s", r.log,
+		         insns);
+	if (!blocks)
+		return;
+	run(&r, s, t, 1);
+	if (strcmp(r.log, blocks))
+		fail_msg("blocks:\n  got      %s\n  expected %s", r.log,
+		         blocks);
+}
+
+/* --- The programs -------------------------------------------------------- */
+
+/* 1000 nop; 1001 jz 1004; 1003 nop; 1004 jnz 1000; 1006 ret */
+static const uint8_t loop_code[] = {0x90, 0x74, 0x01, 0x90, 0x75, 0xfa, 0xc3};
+
+static void test_cond_branches(void **state)
+{
+	struct setup s = {
+	        .code = loop_code, .size = sizeof(loop_code), .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tnt(&t, "ttnn");
+	ip(&t, ppt_tip_pgd, 0x3000);
+	expect(&s, &t,
+	       "[enabled 1000] 1000 1001 1004 1000 1001 1003 1004 1006 "
+	       "[disabled 3000]",
+	       "[enabled 1000] 1000-1001/2 1004-1004/1 1000-1001/2 "
+	       "1003-1004/2 1006-1006/1 [disabled 3000]");
+}
+
+/* 1000 call 1009; 1005 nop; 1006 jmp rax; 1008 nop; 1009 nop; 100a ret */
+static const uint8_t call_code[] = {0xe8, 0x04, 0x00, 0x00, 0x00, 0x90,
+                                    0xff, 0xe0, 0x90, 0x90, 0xc3};
+
+static void test_call_ret(void **state)
+{
+	struct setup s = {
+	        .code = call_code, .size = sizeof(call_code), .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tnt(&t, "t");            /* the first ret is compressed */
+	ip(&t, ppt_tip, 0x1000); /* jmp rax */
+	ip(&t, ppt_tip, 0x1005); /* the second ret is not */
+	ip(&t, ppt_tip_pgd, 0x7000);
+	expect(&s, &t,
+	       "[enabled 1000] 1000 1009 100a 1005 1006 1000 1009 100a 1005 "
+	       "1006 [disabled 7000]",
+	       "[enabled 1000] 1000-100a/3 1005-1006/2 1000-100a/3 "
+	       "1005-1006/2 [disabled 7000]");
+}
+
+static void test_end_on_call_jump(void **state)
+{
+	struct setup s = {
+	        .code = call_code, .size = sizeof(call_code), .base = 0x1000};
+	struct trace t = {0};
+	struct run r;
+
+	(void)state;
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tnt(&t, "t");
+	ip(&t, ppt_tip_pgd, 0x7000);
+	s.flags.variant.block.end_on_call = 1;
+	run(&r, &s, &t, 1);
+	assert_string_equal(r.log, "[enabled 1000] 1000-1000/1 1009-100a/2 "
+	                           "1005-1006/2 [disabled 7000]");
+}
+
+static void test_bad_retcomp(void **state)
+{
+	struct setup s = {
+	        .code = call_code, .size = sizeof(call_code), .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tnt(&t, "n"); /* a not-taken "compressed return" */
+	expect(&s, &t, "[enabled 1000] 1000 1009 <100a> E-21@1c",
+	       "[enabled 1000] 1000-100a/3 E-21@1c");
+
+	/* A compressed return with nothing on the stack. */
+	memset(&t, 0, sizeof(t));
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1009);
+	tnt(&t, "t");
+	expect(&s, &t, "[enabled 1009] 1009 <100a> E-20@1c",
+	       "[enabled 1009] 1009-100a/2 E-20@1c");
+}
+
+/* 65 calls deep and back: the return stack keeps the last 64 return
+ * addresses, so the 65th compressed return finds it empty. */
+static void test_retstack_depth(void **state)
+{
+	/* 65 units "call +1; ret" (the call skips the ret), then a ret */
+	uint8_t code[65 * 6 + 1];
+	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
+	struct trace t = {0};
+	char bits[66];
+	struct run r;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 65; i++) {
+		static const uint8_t unit[] = {0xe8, 0x01, 0x00,
+		                               0x00, 0x00, 0xc3};
+
+		memcpy(&code[6 * i], unit, sizeof(unit));
+	}
+	code[65 * 6] = 0xc3;
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	memset(bits, 't', 47);
+	bits[47] = 0;
+	tnt(&t, bits);
+	memset(bits, 't', 18);
+	bits[18] = 0;
+	tnt(&t, bits);
+	run(&r, &s, &t, 1);
+	/* 65 calls and the last ret in one block, then one block per
+	 * compressed return until the 65th return finds the stack empty. */
+	{
+		char want[2048];
+		size_t len;
+
+		len = (size_t)snprintf(want, sizeof(want),
+		                       "[enabled 1000] 1000-1186/66");
+		for (i = 64; i >= 1; i--)
+			len += (size_t)snprintf(want + len, sizeof(want) - len,
+			                        " %x-%x/1", 0x1000 + 6 * i + 5,
+			                        0x1000 + 6 * i + 5);
+		snprintf(want + len, sizeof(want) - len, " E-20@2b");
+		assert_string_equal(r.log, want);
+	}
+}
+
+/* 1000 nop; 1001 retf (far return) */
+static const uint8_t far_code[] = {0x90, 0xcb};
+/* The same bytes as 32-bit code at 2000. */
+
+static void test_far_mode_switch(void **state)
+{
+	uint8_t code[0x1010];
+	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	memset(code, 0x90, sizeof(code));
+	memcpy(code, far_code, sizeof(far_code));
+	/* 2000: inc eax (0x40, a REX prefix in 64-bit mode) + nop */
+	code[0x1000] = 0x40;
+	code[0x1001] = 0x90;
+	code[0x1002] = 0xcb;
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	mode(&t, ptem_32bit);
+	ip(&t, ppt_tip, 0x2000);
+	ip(&t, ppt_tip_pgd, 0x5000);
+	expect(&s, &t,
+	       "[enabled 1000] 1000 1001 [mode 2] 2000 2001 2002 "
+	       "[disabled 5000]",
+	       "[enabled 1000] 1000-1001/2 [mode 2] 2000-2002/3 "
+	       "[disabled 5000]");
+}
+
+static void test_interrupt(void **state)
+{
+	uint8_t code[0x2000];
+	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	memset(code, 0x90, sizeof(code));
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	ip(&t, ppt_fup, 0x1003);
+	ip(&t, ppt_tip, 0x2000);
+	ip(&t, ppt_fup, 0x2002);
+	ip(&t, ppt_tip_pgd, 0);
+	expect(&s, &t,
+	       "[enabled 1000] 1000 1001 1002 [interrupt 1003>2000] 2000 "
+	       "2001 [async-disabled 2002]",
+	       "[enabled 1000] 1000-1002/3 [interrupt 1003>2000] "
+	       "2000-2001/2 [async-disabled 2002]");
+}
+
+static void test_disable_enable(void **state)
+{
+	uint8_t code[0x100];
+	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	memset(code, 0x90, sizeof(code));
+	code[0x04] = 0xff; /* 1004: call rax */
+	code[0x05] = 0xd0;
+	code[0x34] = 0xff; /* 1034: jmp rax */
+	code[0x35] = 0xe0;
+	psb(&t, 0x1000);
+	ip(&t, ppt_tip_pgd, 0x5000); /* the call leaves the traced range */
+	ip(&t, ppt_tip_pge, 0x1006); /* and we are back after it */
+	ip(&t, ppt_fup, 0x1008);     /* an asynchronous disable */
+	ip(&t, ppt_tip_pgd, 0);
+	ip(&t, ppt_tip_pge, 0x1030); /* elsewhere */
+	ip(&t, ppt_tip_pgd, 0);      /* by the jmp rax, IP suppressed */
+	expect(&s, &t,
+	       "1000 1001 1002 1003 1004 [disabled 5000] "
+	       "[enabled 1006 resumed] 1006 1007 [async-disabled 1008] "
+	       "[enabled 1030] 1030 1031 1032 1033",
+	       "1000-1004/5 [disabled 5000] [enabled 1006 resumed] "
+	       "1006-1007/2 [async-disabled 1008] [enabled 1030] "
+	       "1030-1034/5 [disabled 0]");
+}
+
+static void test_overflow(void **state)
+{
+	uint8_t code[0x100];
+	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	memset(code, 0x90, sizeof(code));
+	code[0x02] = 0xff; /* 1002: jmp rax */
+	code[0x03] = 0xe0;
+	code[0x44] = 0xff; /* 1044: jmp rax */
+	code[0x45] = 0xe0;
+	psb(&t, 0x1000);
+	ip(&t, ppt_tip, 0x1040);
+	add(&t, ppt_ovf);
+	ip(&t, ppt_fup, 0x1042);
+	ip(&t, ppt_tip_pgd, 0x5000);
+	expect(&s, &t,
+	       "1000 1001 1002 [overflow 1042] 1042 1043 1044 "
+	       "[disabled 5000]",
+	       "1000-1002/3 [overflow 1042] 1042-1044/3 [disabled 5000]");
+}
+
+/* 1000 nop; 1001 mov cr3, rax; 1004 jmp rax */
+static const uint8_t paging_code[] = {0x90, 0x0f, 0x22, 0xd8, 0xff, 0xe0};
+
+static void test_paging(void **state)
+{
+	struct setup s = {.code = paging_code,
+	                  .size = sizeof(paging_code),
+	                  .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	pip(&t, 0xabc000);
+	ip(&t, ppt_tip_pgd, 0x2000);
+	expect(&s, &t,
+	       "[enabled 1000] 1000 1001 [paging abc000] 1004 "
+	       "[disabled 2000]",
+	       "[enabled 1000] 1000-1001/2 [paging abc000] 1004-1004/1 "
+	       "[disabled 2000]");
+}
+
+static void test_asid(void **state)
+{
+	uint8_t buf[256];
+	struct trace t = {0};
+	struct pt_insn_decoder *dec;
+	struct pt_config config;
+	struct pt_asid asid;
+	struct pt_event ev;
+	int status;
+
+	(void)state;
+	add(&t, ppt_psb);
+	pip(&t, 0x5000);
+	add(&t, ppt_psbend);
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + encode(buf, sizeof(buf), &t);
+	dec = pt_insn_alloc_decoder(&config);
+	assert_non_null(dec);
+
+	status = pt_insn_sync_forward(dec);
+	assert_true(status >= 0 && (status & pts_event_pending));
+	status = pt_insn_event(dec, &ev, sizeof(ev));
+	assert_true(status >= 0);
+	/* In PSB+, the PIP is an asynchronous paging status update. */
+	assert_int_equal(ev.type, ptev_async_paging);
+	assert_true(ev.status_update);
+	assert_int_equal(pt_insn_asid(dec, &asid, sizeof(asid)), 0);
+	assert_int_equal(asid.size, sizeof(asid));
+	assert_int_equal(asid.cr3, 0x5000);
+	assert_int_equal(asid.vmcs, pt_asid_no_vmcs);
+	assert_int_equal(
+	        pt_insn_next(dec, &(struct pt_insn){0}, sizeof(struct pt_insn)),
+	        -pte_eos);
+	pt_insn_free_decoder(dec);
+}
+
+static void test_tsx(void **state)
+{
+	uint8_t code[0x3000];
+	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	memset(code, 0x90, sizeof(code));
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tsx(&t, 1, 0);
+	ip(&t, ppt_fup, 0x1002);
+	tsx(&t, 0, 1);
+	ip(&t, ppt_fup, 0x1004);
+	ip(&t, ppt_tip, 0x3000);
+	ip(&t, ppt_fup, 0x3001);
+	ip(&t, ppt_tip_pgd, 0);
+	expect(&s, &t,
+	       "[enabled 1000] 1000 1001 [tsx begin] 1002s 1003s "
+	       "[tsx abort] [interrupt 1004>3000] 3000 [async-disabled 3001]",
+	       "[enabled 1000] 1000-1001/2 [tsx begin] 1002-1003/2s "
+	       "[tsx abort] [interrupt 1004>3000] 3000-3000/1 "
+	       "[async-disabled 3001]");
+}
+
+static void test_nomap_bad_insn(void **state)
+{
+	/* 1000 nop; 1001: 0x0f, cut off by the end of the image */
+	static const uint8_t code[] = {0x90, 0x0f};
+	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	expect(&s, &t, "[enabled 1000] 1000 <1001> E-14@1b",
+	       "[enabled 1000] 1000-1000/1 E-14@1b");
+
+	/* No code at 9000; then the next PSB. */
+	memset(&t, 0, sizeof(t));
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x9000);
+	add(&t, ppt_pad);
+	psb(&t, 0x1000);
+	expect(&s, &t, "[enabled 9000] <9000> E-13@37",
+	       "[enabled 9000] E-13@37");
+}
+
+static void test_tick(void **state)
+{
+	struct setup s = {
+	        .code = loop_code, .size = sizeof(loop_code), .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	add(&t, ppt_psb);
+	tsc(&t, 0x1000);
+	mode(&t, ptem_64bit);
+	add(&t, ppt_psbend);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tsc(&t, 0x2000);
+	tnt(&t, "t");
+	tnt(&t, "n");
+	ip(&t, ppt_tip_pgd, 0x3000);
+	s.flags.variant.insn.enable_tick_events = 1;
+	expect(&s, &t,
+	       "[enabled 1000] 1000 1001 [tick 1003 2000] 1004 1006 "
+	       "[disabled 3000]",
+	       NULL);
+	s.flags.variant.block.enable_tick_events = 1;
+	{
+		struct run r;
+
+		run(&r, &s, &t, 1);
+		assert_string_equal(
+		        r.log, "[enabled 1000] 1000-1001/2 [tick 1001 2000] "
+		               "1004-1004/1 1006-1006/1 [disabled 3000]");
+	}
+}
+
+static void test_api(void **state)
+{
+	uint8_t buf[64];
+	struct pt_config config;
+	struct pt_insn_decoder *id;
+	struct pt_block_decoder *bd;
+	struct pt_insn insn;
+	struct pt_block block;
+	uint64_t offset;
+
+	(void)state;
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + sizeof(buf);
+	memset(buf, 0, sizeof(buf));
+
+	assert_null(pt_insn_alloc_decoder(NULL));
+	assert_null(pt_blk_alloc_decoder(NULL));
+	id = pt_insn_alloc_decoder(&config);
+	bd = pt_blk_alloc_decoder(&config);
+	assert_non_null(id);
+	assert_non_null(bd);
+
+	assert_int_equal(pt_insn_sync_forward(NULL), -pte_invalid);
+	assert_int_equal(pt_insn_sync_forward(id), -pte_eos);
+	assert_int_equal(pt_blk_sync_forward(bd), -pte_eos);
+	assert_int_equal(pt_insn_get_offset(id, &offset), -pte_nosync);
+	assert_int_equal(pt_insn_next(id, NULL, sizeof(insn)), -pte_invalid);
+	assert_int_equal(pt_insn_next(id, &insn, sizeof(insn)), -pte_no_enable);
+	assert_int_equal(pt_blk_next(bd, &block, sizeof(block)),
+	                 -pte_no_enable);
+	assert_int_equal(pt_insn_event(id, &(struct pt_event){0},
+	                               sizeof(struct pt_event)),
+	                 -pte_bad_query);
+	assert_non_null(pt_insn_get_image(id));
+	assert_non_null(pt_blk_get_image(bd));
+	assert_ptr_equal(pt_insn_get_config(id)->begin, buf);
+	assert_ptr_equal(pt_blk_get_config(bd)->end, buf + sizeof(buf));
+	assert_null(pt_insn_get_config(NULL));
+	assert_int_equal(pt_insn_set_image(NULL, NULL), -pte_invalid);
+	assert_int_equal(pt_insn_set_image(id, NULL), 0);
+	assert_int_equal(pt_insn_asid(id, NULL, 0), -pte_invalid);
+	pt_insn_free_decoder(id);
+	pt_blk_free_decoder(bd);
+	pt_insn_free_decoder(NULL);
+	pt_blk_free_decoder(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_cond_branches),
+	        cmocka_unit_test(test_call_ret),
+	        cmocka_unit_test(test_end_on_call_jump),
+	        cmocka_unit_test(test_bad_retcomp),
+	        cmocka_unit_test(test_retstack_depth),
+	        cmocka_unit_test(test_far_mode_switch),
+	        cmocka_unit_test(test_interrupt),
+	        cmocka_unit_test(test_disable_enable),
+	        cmocka_unit_test(test_overflow),
+	        cmocka_unit_test(test_paging),
+	        cmocka_unit_test(test_asid),
+	        cmocka_unit_test(test_tsx),
+	        cmocka_unit_test(test_nomap_bad_insn),
+	        cmocka_unit_test(test_tick),
+	        cmocka_unit_test(test_api),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
