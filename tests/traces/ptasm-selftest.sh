@@ -16,6 +16,7 @@
 #   ptasm-selftest.sh <ptasm> bytes <file>.pta <file>.hex <workdir>
 #       <file>.pta compiles to exactly the bytes listed in <file>.hex
 #       (hex numbers separated by blanks; '#' starts a comment).
+# Files with x86 code are skipped (exit status 77) when nasm is missing.
 set -u
 
 fail() {
@@ -27,6 +28,16 @@ fail() {
 ptasm=$1
 mode=$2
 shift 2
+
+# Files with x86 code (an org line) need nasm.
+need_nasm() {
+	if grep -q '^[[:space:]]*org[[:space:]]' "$1" &&
+		! command -v nasm > /dev/null 2>&1; then
+		echo "SKIP: $1 contains x86 code and nasm is not installed" \
+			"(sh scripts/deps.sh)"
+		exit 77
+	fi
+}
 
 case $mode in
 help)
@@ -65,6 +76,7 @@ error)
 	[ $# -eq 2 ] || fail "error: expected <file>.pta <workdir>"
 	pta=$1
 	work=$2
+	need_nasm "$pta"
 	name=$(basename "$pta" .pta)
 	# Each test works in a folder of its own: tests run in parallel, and
 	# one test's name can be the prefix of another's.
@@ -103,6 +115,7 @@ bytes)
 	pta=$1
 	hex=$2
 	work=$3
+	need_nasm "$pta"
 	name=$(basename "$pta" .pta)
 	mkdir -p "$work" || exit 1
 	"$ptasm" -q -o "$work/$name" "$pta" || fail "ptasm exited with $?"

@@ -268,6 +268,42 @@ static int ptasm_ip_fits(enum pt_ip_compression ipc, uint64_t ip)
 	return 0;
 }
 
+/* An IP that names a code label: "[%]<label>[+-<number>]".  Returns 1 with
+ * the label in @stmt, 0 if the operand is not a label, or -1 after an
+ * error.  The address is filled in once the code is assembled. */
+static int ptasm_ops_ip_label(struct ptasm_ops *ops, struct ptasm_stmt *stmt)
+{
+	struct ptasm_tok tok = ptasm_lex_peek(ops->lexer);
+	uint64_t n;
+
+	if (ptasm_tok_is_punct(&tok, '%')) {
+		(void)ptasm_lex_next(ops->lexer);
+		tok = ptasm_lex_peek(ops->lexer);
+		if (tok.kind != PTASM_TOK_WORD || tok.spaced)
+			return ptasm_ops_error(
+			        ops, "expected a label after '%'", &tok);
+	}
+	if (tok.kind != PTASM_TOK_WORD ||
+	    !(tok.text[0] == '_' ||
+	      (tok.text[0] >= 'a' && tok.text[0] <= 'z') ||
+	      (tok.text[0] >= 'A' && tok.text[0] <= 'Z')))
+		return 0;
+	(void)ptasm_lex_next(ops->lexer);
+	stmt->ip_label = ptasm_strndup(tok.text, tok.len);
+	if (!stmt->ip_label)
+		return ptasm_error(ops->diag, ops->line, "out of memory");
+	tok = ptasm_lex_peek(ops->lexer);
+	if (ptasm_tok_is_punct(&tok, '+') || ptasm_tok_is_punct(&tok, '-')) {
+		int neg = tok.text[0] == '-';
+
+		(void)ptasm_lex_next(ops->lexer);
+		if (ptasm_ops_number(ops, "a number", INT64_MAX, &n) < 0)
+			return -1;
+		stmt->ip_adjust = neg ? -(int64_t)n : (int64_t)n;
+	}
+	return 1;
+}
+
 /* tip|tip.pge|tip.pgd|fup [<ipc>[: <ip>]] */
 static int ptasm_dir_ip(struct ptasm_ops *ops, struct ptasm_stmt *stmt,
                         enum pt_packet_type type)
@@ -287,6 +323,15 @@ static int ptasm_dir_ip(struct ptasm_ops *ops, struct ptasm_stmt *stmt,
 			        "%.*s: IP compression %u is reserved",
 			        ops->name_len, ops->name, (unsigned)ipc);
 		if (ptasm_ops_accept(ops, ':')) {
+			int label = ptasm_ops_ip_label(ops, stmt);
+
+			if (label < 0)
+				return -1;
+			if (label) {
+				stmt->packet.payload.ip.ipc =
+				        (enum pt_ip_compression)ipc;
+				return ptasm_ops_end(ops);
+			}
 			if (ptasm_ops_number(ops, "an IP", UINT64_MAX, &ip) < 0)
 				return -1;
 		} else if (ipc != pt_ipc_suppressed) {

@@ -73,9 +73,10 @@ int ptasm_resolve_range(const struct ptasm_program *program,
 }
 
 /* Return the offset of the label or "eos" named by the @len characters at
- * @s, relative to the start of @range, in @offset.  Returns 0, or -1 after
+ * @s, relative to the start of @range, in @offset; for a label of the x86
+ * code (only those if @code is set), its address.  Returns 0, or -1 after
  * reporting an error. */
-static int ptasm_lookup(const char *s, size_t len, int64_t adjust,
+static int ptasm_lookup(const char *s, size_t len, int64_t adjust, int code,
                         const struct ptasm_program *program,
                         const struct ptasm_trace *trace,
                         const struct ptasm_range *range, unsigned line,
@@ -87,10 +88,22 @@ static int ptasm_lookup(const char *s, size_t len, int64_t adjust,
 	if (len == 3 && memcmp(s, "eos", 3) == 0) {
 		value = trace->size;
 	} else {
-		label = ptasm_program_label(program, s, len);
-		if (!label)
-			return ptasm_error(diag, line, "unknown label '%.*s'",
-			                   (int)len, s);
+		label = code ? NULL : ptasm_program_label(program, s, len);
+		if (!label) {
+			const struct ptasm_symbol *sym =
+			        ptasm_program_symbol(program, s, len);
+
+			if (!sym)
+				return ptasm_error(
+				        diag, line,
+				        code ? "unknown code label "
+				               "'%.*s'"
+				             : "unknown label '%.*s'",
+				        (int)len, s);
+			/* An address: not relative to the range. */
+			*offset = sym->addr + (uint64_t)adjust;
+			return 0;
+		}
 		value = ptasm_label_offset(trace, label);
 	}
 	if (adjust < 0 && (uint64_t)-adjust > value)
@@ -107,6 +120,28 @@ static int ptasm_lookup(const char *s, size_t len, int64_t adjust,
 	return 0;
 }
 
+static int ptasm_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* The length of the label name at @s: an identifier, and for the local
+ * labels of nasm ("l1.loop") further ".<identifier>" parts. */
+static size_t ptasm_name_len(const char *s)
+{
+	size_t n = 0;
+
+	for (;;) {
+		while (ptasm_is_ident_char((unsigned char)s[n]))
+			++n;
+		if (n && s[n] == '.' && ptasm_ident_start(s[n + 1])) {
+			++n;
+			continue;
+		}
+		return n;
+	}
+}
+
 /* Parse "{<label>[+-<number>]}" at @s.  Returns the number of characters
  * used with the label in [@name, @name + @len) and the adjustment in
  * @adjust, or -1 if the text is malformed. */
@@ -121,10 +156,9 @@ static int ptasm_parse_braced(const char *s, const char **name, size_t *len,
 	if (!close)
 		return -1;
 	*name = p;
-	while (p < close && ptasm_is_ident_char((unsigned char)*p))
-		++p;
+	p += ptasm_name_len(p);
 	*len = (size_t)(p - *name);
-	if (!ptasm_is_ident(*name, *len))
+	if (!*len || !ptasm_ident_start(**name))
 		return -1;
 	*adjust = 0;
 	if (p == close)
@@ -139,11 +173,24 @@ static int ptasm_parse_braced(const char *s, const char **name, size_t *len,
 	return (int)(close + 1 - s);
 }
 
-/* Substitute the label reference at @s (just after the '%' or "%%"): a
- * label name, or a braced "{<label>[+-<number>]}".  Writes the value and
- * returns the number of characters used, or -1 after reporting an error. */
-static int ptasm_subst(FILE *out, const char *s, int plain,
-                       const struct ptasm_program *program,
+/* How a substitution is written. */
+enum ptasm_subst_form {
+	/* 16 hex digits. */
+	PTASM_SUBST_FULL,
+	/* Hex without leading zeros ("%%"). */
+	PTASM_SUBST_PLAIN,
+	/* 16 characters, '?' for all but the low bytes ("%?"), as ptdump
+	 * prints the IPs of compressed IP packets. */
+	PTASM_SUBST_MASKED
+};
+
+/* Substitute the label reference at @s (just after the '%', "%%", "%?" or
+ * "%@"): a label name, or a braced "{<label>[+-<number>]}"; for "%?" a
+ * ".<bytes>" may follow.  @code: only labels of the x86 code.  Writes the
+ * value and returns the number of characters used, or -1 after reporting
+ * an error. */
+static int ptasm_subst(FILE *out, const char *s, enum ptasm_subst_form form,
+                       int code, const struct ptasm_program *program,
                        const struct ptasm_trace *trace,
                        const struct ptasm_range *range, unsigned line,
                        struct ptasm_diag *diag)
@@ -151,7 +198,8 @@ static int ptasm_subst(FILE *out, const char *s, int plain,
 	const char *name = s;
 	int64_t adjust = 0;
 	uint64_t offset = 0;
-	size_t len = 1;
+	unsigned bytes = 8;
+	size_t len;
 	int used;
 
 	if (*s == '{') {
@@ -163,23 +211,35 @@ static int ptasm_subst(FILE *out, const char *s, int plain,
 			return -1;
 		}
 	} else {
-		while (ptasm_is_ident_char((unsigned char)s[len]))
-			++len;
+		len = ptasm_name_len(s);
 		used = (int)len;
 	}
-	if (ptasm_lookup(name, len, adjust, program, trace, range, line, diag,
-	                 &offset) < 0)
+	if (form == PTASM_SUBST_MASKED && s[used] == '.' &&
+	    s[used + 1] >= '0' && s[used + 1] <= '8' &&
+	    !ptasm_is_ident_char((unsigned char)s[used + 2])) {
+		bytes = (unsigned)(s[used + 1] - '0');
+		used += 2;
+	}
+	if (ptasm_lookup(name, len, adjust, code, program, trace, range, line,
+	                 diag, &offset) < 0)
 		return -1;
-	if (plain)
+	switch (form) {
+	case PTASM_SUBST_PLAIN:
 		fprintf(out, "%" PRIx64, offset);
-	else
+		break;
+	case PTASM_SUBST_FULL:
 		fprintf(out, "%016" PRIx64, offset);
-	return used;
-}
+		break;
+	case PTASM_SUBST_MASKED: {
+		char digits[17];
 
-static int ptasm_ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+		snprintf(digits, sizeof(digits), "%016" PRIx64, offset);
+		memset(digits, '?', 16 - 2 * bytes);
+		fputs(digits, out);
+		break;
+	}
+	}
+	return used;
 }
 
 /* Write one expectation line with substitutions. */
@@ -193,7 +253,8 @@ static int ptasm_write_line(FILE *out, const struct ptasm_expect_line *line,
 	int err = 0;
 
 	while (*s) {
-		int plain = 0, n;
+		enum ptasm_subst_form form = PTASM_SUBST_FULL;
+		int code = 0, n;
 
 		if (*s != '%') {
 			fputc(*s++, out);
@@ -201,30 +262,29 @@ static int ptasm_write_line(FILE *out, const struct ptasm_expect_line *line,
 		}
 		++s;
 		if (*s == '%') {
-			plain = 1;
+			form = PTASM_SUBST_PLAIN;
+			++s;
+		} else if (*s == '?' &&
+		           (s[1] == '{' || ptasm_ident_start(s[1]))) {
+			form = PTASM_SUBST_MASKED;
 			++s;
 		}
-		if (*s == '@') {
-			err = ptasm_error(
-			        diag, line->line,
-			        "'%%@' is reserved for code addresses, "
-			        "which ptasm does not support yet");
+		if (*s == '@' && (s[1] == '{' || ptasm_ident_start(s[1]))) {
+			code = 1;
 			++s;
-			continue;
 		}
 		if (*s != '{' && !ptasm_ident_start(*s)) {
 			/* A lone '%' or "%%" is a literal '%'. */
 			fputc('%', out);
 			continue;
 		}
-		n = ptasm_subst(out, s, plain, program, trace, range,
+		n = ptasm_subst(out, s, form, code, program, trace, range,
 		                line->line, diag);
 		if (n < 0) {
 			err = -1;
 			if (*s == '{')
 				++s;
-			while (ptasm_is_ident_char((unsigned char)*s))
-				++s;
+			s += ptasm_name_len(s);
 			continue;
 		}
 		s += n;
@@ -250,12 +310,19 @@ int ptasm_write_expect(FILE *out, const struct ptasm_tool *tool,
 
 int ptasm_write_args(FILE *out, const struct ptasm_tool *tool,
                      const struct ptasm_program *program, const char *ptfile,
-                     const struct ptasm_range *range)
+                     const char *binfile, const struct ptasm_range *range)
 {
+	int ptxed = strcmp(tool->name, "ptxed") == 0;
+
+	if (ptxed && binfile)
+		fprintf(out, "--raw\n%s:0x%" PRIx64 "\n", binfile,
+		        program->code.org);
 	for (size_t i = 0; i < tool->nargs; ++i)
 		fprintf(out, "%s\n", tool->args[i]);
 	if (program->cpu)
 		fprintf(out, "--cpu\n%s\n", program->cpu);
+	if (ptxed)
+		fprintf(out, "--no-inst\n--pt\n");
 	fprintf(out, "%s", ptfile);
 	if (range->has_from)
 		fprintf(out, ":0x%" PRIx64, range->from);

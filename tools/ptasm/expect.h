@@ -25,8 +25,12 @@ int ptasm_resolve_range(const struct ptasm_program *program,
 /* Write the expect block of @tool to @out, one line each, replacing
  *   %<label>   by the label's offset as 16 hex digits,
  *   %%<label>  by the label's offset in hex without leading zeros,
+ *   %?<label>[.<n>]  by 16 characters: the low n bytes in hex, '?' for the
+ *              others (n from 0 to 8, default 8),
+ *   %@<label>  (also with %% and %?) only a label of the x86 code,
  * where offsets count from the start of @range and the label "eos" is the
- * end of the trace.  Returns 0, or -1 after reporting errors. */
+ * end of the trace; a label of the x86 code is replaced by its address.
+ * Returns 0, or -1 after reporting errors. */
 int ptasm_write_expect(FILE *out, const struct ptasm_tool *tool,
                        const struct ptasm_program *program,
                        const struct ptasm_trace *trace,
@@ -35,10 +39,11 @@ int ptasm_write_expect(FILE *out, const struct ptasm_tool *tool,
 
 /* Write the command-line arguments for @tool to @out, one per line: the
  * "; opt:" arguments, "--cpu <cpu>" for a "; cpu:" line, and last the trace
- * file @ptfile with the range as ":<from>[-<to>]".  Returns 0, or -1 if
- * writing fails. */
+ * file @ptfile with the range as ":<from>[-<to>]".  For ptxed, the code
+ * image comes first ("--raw <binfile>:<org>"), and "--no-inst --pt" before
+ * the trace file.  Returns 0, or -1 if writing fails. */
 int ptasm_write_args(FILE *out, const struct ptasm_tool *tool,
                      const struct ptasm_program *program, const char *ptfile,
-                     const struct ptasm_range *range);
+                     const char *binfile, const struct ptasm_range *range);
 
 #endif /* PTASM_EXPECT_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ptasm: compile a .pta test file into a raw Intel PT trace and the expected
  * output of the tools that read it.  See docs/ptasm.md. */
+#include "code.h"
 #include "diag.h"
 #include "encode.h"
 #include "expect.h"
@@ -48,6 +49,8 @@ static void ptasm_usage(FILE *out, const char *prog)
 	        "\n"
 	        "outputs:\n"
 	        "  <prefix>.pt            the trace.\n"
+	        "  <prefix>.bin           the code image, for files with x86\n"
+	        "                         code (assembled with nasm).\n"
 	        "  <prefix>-<tool>.exp    the expected output of <tool>, one "
 	        "per\n"
 	        "                         'expect <tool>' block.\n"
@@ -198,6 +201,34 @@ static char *ptasm_prefix(const struct ptasm_options *opts)
 	return ptasm_concat(opts->input, "");
 }
 
+/* Remember "<prefix><suffix>" as an output that another program writes. */
+static int ptasm_remember(struct ptasm_outputs *outputs, const char *prefix,
+                          const char *suffix, struct ptasm_diag *diag)
+{
+	if (outputs->n >= sizeof(outputs->names) / sizeof(outputs->names[0]))
+		return ptasm_error(diag, 0, "too many output files");
+	outputs->names[outputs->n] = ptasm_concat(prefix, suffix);
+	if (!outputs->names[outputs->n])
+		return ptasm_error(diag, 0, "out of memory");
+	outputs->n += 1;
+	return 0;
+}
+
+/* Tools whose expectations need x86 code. */
+static int ptasm_check_tools(const struct ptasm_program *program,
+                             struct ptasm_diag *diag)
+{
+	const struct ptasm_tool *tool = ptasm_program_tool(
+	        (struct ptasm_program *)program, "ptxed", strlen("ptxed"), 0);
+
+	if (tool && tool->has_expect && !program->code.present)
+		return ptasm_error(
+		        diag, tool->expect_line,
+		        "expect ptxed: the flow of instructions needs "
+		        "x86 code (a file with an 'org' line)");
+	return 0;
+}
+
 /* Open the output file @name and remember it. */
 static FILE *ptasm_create(struct ptasm_outputs *outputs, const char *name,
                           struct ptasm_diag *diag)
@@ -232,7 +263,7 @@ static int ptasm_close(FILE *file, const char *name, struct ptasm_diag *diag)
 
 /* Write one tool's expectation and arguments. */
 static int ptasm_write_tool(const struct ptasm_tool *tool, const char *prefix,
-                            const char *ptfile,
+                            const char *ptfile, const char *binfile,
                             const struct ptasm_program *program,
                             const struct ptasm_trace *trace,
                             const struct ptasm_range *range,
@@ -271,7 +302,7 @@ static int ptasm_write_tool(const struct ptasm_tool *tool, const char *prefix,
 			err = name ? -1 : ptasm_error(diag, 0, "out of memory");
 		} else {
 			if (ptasm_write_args(file, tool, program, ptfile,
-			                     range) < 0)
+			                     binfile, range) < 0)
 				err = -1;
 			if (ptasm_close(file, name, diag) < 0)
 				err = -1;
@@ -291,14 +322,19 @@ static int ptasm_write_outputs(const char *prefix,
                                struct ptasm_diag *diag)
 {
 	char *ptfile = ptasm_concat(prefix, ".pt");
+	char *binfile = ptasm_concat(prefix, ".bin");
 	FILE *file;
 	int err = 0;
 
-	if (!ptfile)
+	if (!ptfile || !binfile) {
+		free(ptfile);
+		free(binfile);
 		return ptasm_error(diag, 0, "out of memory");
+	}
 	file = ptasm_create(outputs, ptfile, diag);
 	if (!file) {
 		free(ptfile);
+		free(binfile);
 		return -1;
 	}
 	if (trace->size && fwrite(trace->data, trace->size, 1, file) != 1)
@@ -308,8 +344,10 @@ static int ptasm_write_outputs(const char *prefix,
 
 	for (size_t i = 0; !err && i < program->ntools; ++i)
 		err = ptasm_write_tool(&program->tools[i], prefix, ptfile,
+		                       program->code.present ? binfile : NULL,
 		                       program, trace, range, outputs, diag);
 	free(ptfile);
+	free(binfile);
 	return err;
 }
 
@@ -336,13 +374,24 @@ int main(int argc, char **argv)
 	diag.errors = 0;
 
 	text = ptasm_read_file(opts.input, &len, &diag);
-	if (text && ptasm_parse(text, len, &program, &diag) == 0 &&
-	    ptasm_encode(&program, &diag, &trace) == 0 &&
-	    ptasm_resolve_range(&program, &trace, &range, &diag) == 0) {
+	if (text && ptasm_parse(text, len, &program, &diag) == 0) {
+		int err = ptasm_check_tools(&program, &diag), assembled = 1;
+
 		prefix = ptasm_prefix(&opts);
-		if (!prefix)
-			ptasm_error(&diag, 0, "out of memory");
-		else
+		if (!prefix) {
+			err = ptasm_error(&diag, 0, "out of memory");
+			assembled = 0;
+		} else if (program.code.present &&
+		           (ptasm_remember(&outputs, prefix, ".bin", &diag) <
+		                    0 ||
+		            ptasm_code_assemble(&program, text, len, prefix,
+		                                &diag) < 0)) {
+			assembled = 0;
+		}
+		/* Code labels are known once the code is assembled. */
+		if (assembled && ptasm_code_resolve(&program, &diag) == 0 &&
+		    !err && ptasm_encode(&program, &diag, &trace) == 0 &&
+		    ptasm_resolve_range(&program, &trace, &range, &diag) == 0)
 			(void)ptasm_write_outputs(prefix, &program, &trace,
 			                          &range, &outputs, &diag);
 	}

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Words that will introduce code sections once ptasm assembles x86 code for
- * the flow decoders' tests; they are rejected until then. */
-static const char *const ptasm_reserved[] = {"org", "code", "section", "bits"};
+/* Assembler directives that only make sense in a file with x86 code (one
+ * with an "org" line); elsewhere they are reported as such. */
+static const char *const ptasm_reserved[] = {"code", "section", "bits"};
 
 /* The state of the parser between lines. */
 struct ptasm_parser {
@@ -46,13 +46,38 @@ static int ptasm_oom(struct ptasm_parser *parser)
 
 /* ---- option lines ----------------------------------------------------- */
 
-/* "; opt[(<tool>)]: <arg>..." - @s points after "opt". */
+static int ptasm_add_args(struct ptasm_parser *parser, struct ptasm_tool *tool,
+                          const char *s, size_t len);
+
+/* "; opt[(<tool>)]: <arg>..." or "; opt:<tool> <arg>..." - @s points
+ * after "opt". */
 static int ptasm_parse_opt(struct ptasm_parser *parser, const char *s,
                            size_t len)
 {
 	const char *name = PTASM_DEFAULT_TOOL;
 	size_t name_len = strlen(PTASM_DEFAULT_TOOL);
 	struct ptasm_tool *tool;
+
+	/* pttc's form: the tool's name right after the colon. */
+	if (len > 1 && s[0] == ':' &&
+	    (s[1] == '_' || (s[1] >= 'a' && s[1] <= 'z') ||
+	     (s[1] >= 'A' && s[1] <= 'Z'))) {
+		size_t n = 1;
+
+		while (n < len && ptasm_is_ident_char((unsigned char)s[n]))
+			++n;
+		if (n == len || ptasm_is_space(s[n])) {
+			name = s + 1;
+			name_len = n - 1;
+			s += n;
+			len -= n;
+			tool = ptasm_program_tool(parser->program, name,
+			                          name_len, 1);
+			if (!tool)
+				return ptasm_oom(parser);
+			return ptasm_add_args(parser, tool, s, len);
+		}
+	}
 
 	if (len && *s == '(') {
 		const char *close = memchr(s, ')', len);
@@ -74,6 +99,13 @@ static int ptasm_parse_opt(struct ptasm_parser *parser, const char *s,
 	tool = ptasm_program_tool(parser->program, name, name_len, 1);
 	if (!tool)
 		return ptasm_oom(parser);
+	return ptasm_add_args(parser, tool, s, len);
+}
+
+/* Add the blank-separated words at @s to the arguments of @tool. */
+static int ptasm_add_args(struct ptasm_parser *parser, struct ptasm_tool *tool,
+                          const char *s, size_t len)
+{
 	for (;;) {
 		const char *arg;
 		void *args;
@@ -297,12 +329,22 @@ static int ptasm_parse_expect_line(struct ptasm_parser *parser, const char *s,
 		parser->expect = NULL;
 		return 0;
 	}
-	/* The tools print no empty lines; ignore them. */
-	if (!tlen)
-		return 0;
+	/* A '#' at the start or after a blank starts a comment. */
+	for (size_t i = 0; i < len; ++i) {
+		if (s[i] == '#' && (i == 0 || ptasm_is_space(s[i - 1]))) {
+			len = i;
+			break;
+		}
+	}
 	/* Keep leading blanks, drop trailing ones. */
 	while (len && ptasm_is_space(s[len - 1]))
 		--len;
+	/* The tools print no empty lines; ignore them. */
+	t = s;
+	tlen = len;
+	ptasm_trim(&t, &tlen);
+	if (!tlen)
+		return 0;
 
 	lines = tool->lines;
 	if (ptasm_grow(&lines, &tool->lines_cap, tool->nlines + 1,
@@ -363,12 +405,14 @@ static int ptasm_add_directive(struct ptasm_parser *parser,
 	if (ptasm_parse_directive(mnemonic, lexer, &stmt, parser->diag,
 	                          parser->line) < 0) {
 		free(stmt.bytes);
+		free(stmt.ip_label);
 		return -1;
 	}
 	stmts = program->stmts;
 	if (ptasm_grow(&stmts, &program->stmts_cap, program->nstmts + 1,
 	               sizeof(*program->stmts)) < 0) {
 		free(stmt.bytes);
+		free(stmt.ip_label);
 		return ptasm_oom(parser);
 	}
 	program->stmts = stmts;
@@ -401,8 +445,8 @@ static int ptasm_parse_statement(struct ptasm_parser *parser, const char *s,
 
 	if (ptasm_tok_is_punct(&tok, '@'))
 		return ptasm_error(parser->diag, parser->line,
-		                   "'@' is reserved for code directives, which "
-		                   "ptasm does not support yet");
+		                   "'@' starts packet directives in comments "
+		                   "('; @pt'), in files with x86 code only");
 	if (tok.kind != PTASM_TOK_WORD)
 		return ptasm_error(parser->diag, parser->line,
 		                   "expected a directive, found '%.*s'",
@@ -417,11 +461,88 @@ static int ptasm_parse_statement(struct ptasm_parser *parser, const char *s,
 		if (ptasm_tok_is(&tok, ptasm_reserved[i]))
 			return ptasm_error(
 			        parser->diag, parser->line,
-			        "'%s' is reserved for code sections, "
-			        "which ptasm does not support yet",
+			        "'%s' is an assembler directive: a file with "
+			        "x86 code needs an 'org' line",
 			        ptasm_reserved[i]);
 	}
 	return ptasm_add_directive(parser, &tok, &lexer);
+}
+
+/* Does the line at [@s, @s + @len) (trimmed) start with the word @word,
+ * ignoring case? */
+static int ptasm_first_word_is(const char *s, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (len < n || (len > n && !ptasm_is_space(s[n])))
+		return 0;
+	for (size_t i = 0; i < n; ++i) {
+		char c = s[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (c != word[i])
+			return 0;
+	}
+	return 1;
+}
+
+/* A packet directive in a comment of a file with code:
+ * "; @pt [<label>:] <directive> [<operands>]", where the operands may also be
+ * written in parentheses as pttc does ("@pt p1: tip(3: l1)").  @s points
+ * after "@pt". */
+static int ptasm_parse_pt_comment(struct ptasm_parser *parser, const char *s,
+                                  size_t len)
+{
+	const char *open, *semi;
+	char *copy;
+	int err;
+
+	ptasm_trim(&s, &len);
+	/* A ';' ends the directive. */
+	semi = memchr(s, ';', len);
+	if (semi) {
+		len = (size_t)(semi - s);
+		ptasm_trim(&s, &len);
+	}
+	if (!len)
+		return ptasm_error(parser->diag, parser->line,
+		                   "'@pt' without a directive");
+	copy = ptasm_strndup(s, len);
+	if (!copy)
+		return ptasm_oom(parser);
+	open = memchr(copy, '(', len);
+	if (open && copy[len - 1] == ')') {
+		copy[open - copy] = ' ';
+		copy[len - 1] = ' ';
+	}
+	err = ptasm_parse_statement(parser, copy, len);
+	free(copy);
+	return err;
+}
+
+/* A line of a file with x86 code, outside expect blocks: packet directives
+ * are in "; @pt" comments, options in the usual comments, and "expect"
+ * starts a block; everything else is nasm's. */
+static int ptasm_parse_code_line(struct ptasm_parser *parser, const char *t,
+                                 size_t tlen)
+{
+	if (*t == ';') {
+		const char *c = t + 1;
+		size_t clen = tlen - 1;
+
+		while (clen && ptasm_is_space(*c)) {
+			++c;
+			--clen;
+		}
+		if (clen >= 3 && memcmp(c, "@pt", 3) == 0 &&
+		    (clen == 3 || ptasm_is_space(c[3])))
+			return ptasm_parse_pt_comment(parser, c + 3, clen - 3);
+		return ptasm_parse_comment(parser, t, tlen);
+	}
+	if (ptasm_first_word_is(t, tlen, "expect"))
+		return ptasm_parse_statement(parser, t, tlen);
+	return 0;
 }
 
 static int ptasm_parse_line(struct ptasm_parser *parser, const char *s,
@@ -436,9 +557,53 @@ static int ptasm_parse_line(struct ptasm_parser *parser, const char *s,
 	ptasm_trim(&t, &tlen);
 	if (!tlen)
 		return 0;
+	if (parser->program->code.present)
+		return ptasm_parse_code_line(parser, t, tlen);
 	if (*t == ';')
 		return ptasm_parse_comment(parser, t, tlen);
 	return ptasm_parse_statement(parser, t, tlen);
+}
+
+/* Find out whether the file has x86 code (an "org" line outside expect
+ * blocks) and which lines nasm must not see (those of expect blocks). */
+static int ptasm_prescan(const char *text, size_t len,
+                         struct ptasm_program *program)
+{
+	struct ptasm_code *code = &program->code;
+	const char *end = text + len;
+	size_t lines = 0, line = 0;
+	int in_block = 0;
+
+	for (const char *p = text; p < end; ++p)
+		lines += *p == '\n';
+	lines += 1;
+	code->skip = calloc(lines, 1);
+	if (!code->skip)
+		return -1;
+	code->nlines = lines;
+	while (text < end) {
+		const char *eol = memchr(text, '\n', (size_t)(end - text));
+		size_t n = eol ? (size_t)(eol - text) : (size_t)(end - text);
+		const char *t = text;
+		size_t tlen = n;
+
+		ptasm_trim(&t, &tlen);
+		if (in_block) {
+			code->skip[line] = 1;
+			if (tlen == 3 && memcmp(t, "end", 3) == 0)
+				in_block = 0;
+		} else if (ptasm_first_word_is(t, tlen, "expect")) {
+			code->skip[line] = 1;
+			in_block = 1;
+		} else if (!code->present &&
+		           ptasm_first_word_is(t, tlen, "org")) {
+			code->present = 1;
+			code->org_line = (unsigned)line + 1;
+		}
+		line += 1;
+		text += n + (eol ? 1 : 0);
+	}
+	return 0;
 }
 
 int ptasm_parse(const char *text, size_t len, struct ptasm_program *program,
@@ -451,6 +616,8 @@ int ptasm_parse(const char *text, size_t len, struct ptasm_program *program,
 	memset(&parser, 0, sizeof(parser));
 	parser.program = program;
 	parser.diag = diag;
+	if (ptasm_prescan(text, len, program) < 0)
+		return ptasm_error(diag, 0, "out of memory");
 
 	while (text < end) {
 		const char *eol = memchr(text, '\n', (size_t)(end - text));

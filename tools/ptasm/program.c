@@ -20,8 +20,10 @@ static void ptasm_tool_free(struct ptasm_tool *tool)
 
 void ptasm_program_free(struct ptasm_program *program)
 {
-	for (size_t i = 0; i < program->nstmts; ++i)
+	for (size_t i = 0; i < program->nstmts; ++i) {
 		free(program->stmts[i].bytes);
+		free(program->stmts[i].ip_label);
+	}
 	free(program->stmts);
 	for (size_t i = 0; i < program->nlabels; ++i)
 		free(program->labels[i].name);
@@ -32,6 +34,10 @@ void ptasm_program_free(struct ptasm_program *program)
 	free(program->cpu);
 	free(program->range_from.label);
 	free(program->range_to.label);
+	free(program->code.skip);
+	for (size_t i = 0; i < program->code.nsymbols; ++i)
+		free(program->code.symbols[i].name);
+	free(program->code.symbols);
 	memset(program, 0, sizeof(*program));
 }
 
@@ -74,6 +80,17 @@ ptasm_program_label(const struct ptasm_program *program, const char *name,
 	for (size_t i = 0; i < program->nlabels; ++i) {
 		if (ptasm_name_is(program->labels[i].name, name, len))
 			return &program->labels[i];
+	}
+	return NULL;
+}
+
+const struct ptasm_symbol *
+ptasm_program_symbol(const struct ptasm_program *program, const char *name,
+                     size_t len)
+{
+	for (size_t i = 0; i < program->code.nsymbols; ++i) {
+		if (ptasm_name_is(program->code.symbols[i].name, name, len))
+			return &program->code.symbols[i];
 	}
 	return NULL;
 }

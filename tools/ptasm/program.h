@@ -34,6 +34,12 @@ struct ptasm_stmt {
 	/* PTASM_STMT_BYTES: the bytes (owned). */
 	uint8_t *bytes;
 	size_t nbytes;
+
+	/* An IP packet whose IP names a code label (owned, NULL for a
+	 * number): the IP is the label's address plus @ip_adjust, cut to the
+	 * bits of the packet's IP compression (code.c). */
+	char *ip_label;
+	int64_t ip_adjust;
 };
 
 /* A label: a name for the offset of the statement that follows it. */
@@ -77,6 +83,31 @@ struct ptasm_ref {
 	int64_t adjust;
 };
 
+/* A label of the x86 code: its name and address, from nasm's map file. */
+struct ptasm_symbol {
+	char *name;
+	uint64_t addr;
+};
+
+/* The x86 code of a .pta file with code (one with an "org" line). */
+struct ptasm_code {
+	/* The file has code; the line of its first "org". */
+	int present;
+	unsigned org_line;
+
+	/* The lines that belong to expect blocks, which nasm must not see:
+	 * one flag per line (index 0 is line 1). */
+	uint8_t *skip;
+	size_t nlines;
+
+	/* After assembly: the load address of the flat binary (nasm's
+	 * program origin), its size and the labels. */
+	uint64_t org;
+	uint64_t size;
+	struct ptasm_symbol *symbols;
+	size_t nsymbols, symbols_cap;
+};
+
 /* A whole .pta file. */
 struct ptasm_program {
 	struct ptasm_stmt *stmts;
@@ -94,6 +125,9 @@ struct ptasm_program {
 
 	/* "; range:" - the part of the trace the tools are given. */
 	struct ptasm_ref range_from, range_to;
+
+	/* The x86 code, if the file has some. */
+	struct ptasm_code code;
 };
 
 /* The default tool of "; opt:" lines. */
@@ -112,5 +146,10 @@ struct ptasm_tool *ptasm_program_tool(struct ptasm_program *program,
 const struct ptasm_label *
 ptasm_program_label(const struct ptasm_program *program, const char *name,
                     size_t len);
+
+/* Return the code label named @name (of @len characters), or NULL. */
+const struct ptasm_symbol *
+ptasm_program_symbol(const struct ptasm_program *program, const char *name,
+                     size_t len);
 
 #endif /* PTASM_PROGRAM_H */
