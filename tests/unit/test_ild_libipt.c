@@ -245,6 +245,8 @@ static const char *const diff_name[d_count] = {
 
 struct diff_stats {
 	unsigned long compared, direct, diffs[d_count], unexpected;
+	/* libipt's classes of the bytes only it decodes. */
+	unsigned long libipt_only[ptic_indirect + 1];
 };
 
 /* Classify a disagreement on @code as a known difference, or -1. */
@@ -298,8 +300,11 @@ static void compare_one(const struct ipt *ipt, struct ptd_ild_ctx *ctx,
 	ask_libipt(ipt, trace, trace_size, &mem, &v);
 
 	if (status < 0) {
-		if (v.status == 0)
+		if (v.status == 0) {
 			stats->diffs[d_libipt_only]++;
+			if (v.iclass >= 0 && v.iclass <= ptic_indirect)
+				stats->libipt_only[v.iclass]++;
+		}
 		return;
 	}
 	stats->compared++;
@@ -395,6 +400,20 @@ static void print_stats(const char *what, const struct diff_stats *s)
 		if (s->diffs[d])
 			print_message("  known difference: %lu x %s\n",
 			              s->diffs[d], diff_name[d]);
+	if (s->diffs[d_libipt_only]) {
+		static const char *const names[] = {
+		        "unknown",  "other",     "call",     "return",
+		        "jump",     "cond_jump", "far_call", "far_return",
+		        "far_jump", "ptwrite",   "indirect"};
+		int c;
+
+		print_message("  libipt's classes of those bytes:");
+		for (c = 0; c <= ptic_indirect; ++c)
+			if (s->libipt_only[c])
+				print_message(" %s %lu", names[c],
+				              s->libipt_only[c]);
+		print_message("\n");
+	}
 	assert_int_equal(s->unexpected, 0);
 }
 
