@@ -18,8 +18,12 @@
 #           libipt's answer.  A test whose "; opt(query):" line says
 #           --no-libipt differs on purpose and is not confirmed; neither is
 #           any test when libipt.so.2 cannot be loaded.
-#   ptxed   <program> is ptxed, or "none" while there is no ptxed: the test
-#           is then skipped (exit status 77).
+#   ptxed   <program> is "<ptxed>:<ptxed_libipt>", where <ptxed> is "none"
+#           while there is no ptxed.  The expectation is first confirmed
+#           against libipt 2.0.5's instruction-flow decoder (ptxed_libipt,
+#           same arguments; "; opt(ptxed): --no-libipt" opts out and is not
+#           passed to ptxed), then ptxed's output is compared; without ptxed
+#           the test is skipped (exit status 77) after the confirmation.
 #
 # Tests with x86 code (an "org" line) need nasm; without it they are
 # skipped (exit status 77).
@@ -48,10 +52,9 @@ ptdump | query | ptxed) ;;
 	;;
 esac
 
-if [ "$tool" = ptxed ] && { [ "$prog" = none ] || [ ! -x "$prog" ]; }; then
-	echo "SKIP: ptxed is not built yet; the flow expectation of" \
-		"$name.pta is not checked"
-	exit 77
+if [ "$tool" = ptxed ]; then
+	ref=${prog##*:}
+	prog=${prog%:*}
 fi
 if grep -q '^[[:space:]]*org[[:space:]]' "$pta" &&
 	! command -v nasm > /dev/null 2>&1; then
@@ -120,6 +123,25 @@ ptdump)
 	exit $?
 	;;
 ptxed)
+	run "libipt 2.0.5's instruction flow" "$out-ptxed-libipt" "$ref" "$@"
+	status=$?
+	if [ "$status" -eq 77 ]; then
+		echo "note: the expectation was not confirmed against libipt"
+	elif [ "$status" -ne 0 ]; then
+		echo "(the expectation must be libipt's answer where libipt" \
+			"gives one; see docs/ptasm.md)"
+		exit 1
+	fi
+	if [ "$prog" = none ] || [ ! -x "$prog" ]; then
+		echo "SKIP: ptxed is not built yet; the flow expectation of" \
+			"$name.pta is not checked against it"
+		exit 77
+	fi
+	# --no-libipt is for ptxed_libipt only.
+	for arg in "$@"; do
+		shift
+		[ "$arg" = --no-libipt ] || set -- "$@" "$arg"
+	done
 	run "the output of ptxed" "$out-ptxed" "$prog" "$@"
 	exit $?
 	;;

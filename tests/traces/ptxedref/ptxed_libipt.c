@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptxed_libipt: the instruction flow that libipt 2.0.5's instruction-flow
+ * decoder gives for a trace, printed as libipt's ptxed prints it with
+ * --no-inst: one line per instruction with its address ("? " before
+ * speculative ones), events in brackets, errors as
+ * "[<offset>, <ip>: <kind>: <message>]".  The trace tests use it to confirm
+ * that the "expect ptxed" blocks of the .pta files are libipt's answers
+ * (docs/ptasm.md).
+ *
+ *   ptxed_libipt --raw <file>:<base> [--cpu <cpu>] [--no-inst]
+ *                --pt <file>[:<from>[-<to>]]
+ *
+ * libipt is loaded with dlopen (libipt.so.2, or $PTD_LIBIPT) because it
+ * exports the same names as ptdecode.  Exit status: 0, 1 for errors, 2 for a
+ * bad command line, 77 if libipt cannot be loaded or the options ask for
+ * something this reference does not do (or say --no-libipt). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "ptdecode/ptdecode.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { XREF_OK = 0, XREF_ERROR = 1, XREF_USAGE = 2, XREF_SKIP = 77 };
+
+/* libipt 2.0.5's struct pt_insn and struct pt_asid. */
+struct xref_insn {
+	uint64_t ip;
+	int isid;
+	int mode;
+	int iclass; /* 0 is ptic_error */
+	uint8_t raw[15];
+	uint8_t size;
+	uint32_t speculative : 1;
+	uint32_t truncated : 1;
+};
+
+struct xref_asid {
+	size_t size;
+	uint64_t cr3;
+	uint64_t vmcs;
+};
+
+/* libipt 2.0.5's struct pt_event: ours up to the variants it knows. */
+struct xref_event {
+	struct pt_event ev;
+	uint64_t spare[8];
+};
+
+/* The libipt functions used. */
+struct xref_lib {
+	void *handle;
+	void *(*image_alloc)(const char *name);
+	void (*image_free)(void *image);
+	int (*image_add_file)(void *image, const char *file, uint64_t offset,
+	                      uint64_t size, const struct xref_asid *asid,
+	                      uint64_t vaddr);
+	void *(*insn_alloc)(const struct pt_config *config);
+	void (*insn_free)(void *decoder);
+	int (*insn_set_image)(void *decoder, void *image);
+	int (*insn_sync_forward)(void *decoder);
+	int (*insn_get_offset)(const void *decoder, uint64_t *offset);
+	int (*insn_get_sync_offset)(const void *decoder, uint64_t *offset);
+	int (*insn_next)(void *decoder, struct xref_insn *insn, size_t size);
+	int (*insn_event)(void *decoder, struct pt_event *event, size_t size);
+	const char *(*errstr)(int code);
+};
+
+static int xref_sym(void *handle, const char *name, void *fn, size_t size)
+{
+	void *sym = dlsym(handle, name);
+
+	if (!sym || size != sizeof(sym)) {
+		fprintf(stderr, "ptxed_libipt: libipt lacks %s.\n", name);
+		return -1;
+	}
+	memcpy(fn, &sym, sizeof(sym));
+	return 0;
+}
+
+#define XREF_SYM(lib, field, name)                                             \
+	xref_sym((lib)->handle, name, &(lib)->field, sizeof((lib)->field))
+
+static int xref_load(struct xref_lib *lib)
+{
+	const char *name = getenv("PTD_LIBIPT");
+
+	memset(lib, 0, sizeof(*lib));
+	if (!name || !*name)
+		name = "libipt.so.2";
+	lib->handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (!lib->handle) {
+		fprintf(stderr, "ptxed_libipt: cannot load %s.\n", name);
+		return -1;
+	}
+	if (XREF_SYM(lib, image_alloc, "pt_image_alloc") < 0 ||
+	    XREF_SYM(lib, image_free, "pt_image_free") < 0 ||
+	    XREF_SYM(lib, image_add_file, "pt_image_add_file") < 0 ||
+	    XREF_SYM(lib, insn_alloc, "pt_insn_alloc_decoder") < 0 ||
+	    XREF_SYM(lib, insn_free, "pt_insn_free_decoder") < 0 ||
+	    XREF_SYM(lib, insn_set_image, "pt_insn_set_image") < 0 ||
+	    XREF_SYM(lib, insn_sync_forward, "pt_insn_sync_forward") < 0 ||
+	    XREF_SYM(lib, insn_get_offset, "pt_insn_get_offset") < 0 ||
+	    XREF_SYM(lib, insn_get_sync_offset, "pt_insn_get_sync_offset") <
+	            0 ||
+	    XREF_SYM(lib, insn_next, "pt_insn_next") < 0 ||
+	    XREF_SYM(lib, insn_event, "pt_insn_event") < 0 ||
+	    XREF_SYM(lib, errstr, "pt_errstr") < 0) {
+		dlclose(lib->handle);
+		lib->handle = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static const char *xref_mode(int mode)
+{
+	switch (mode) {
+	case ptem_16bit:
+		return "16-bit";
+	case ptem_32bit:
+		return "32-bit";
+	case ptem_64bit:
+		return "64-bit";
+	default:
+		return "unknown";
+	}
+}
+
+/* The events of libipt 2.0.5, as its ptxed prints them by default. */
+static void xref_print_event(const struct pt_event *ev)
+{
+	printf("[");
+	switch (ev->type) {
+	case ptev_enabled:
+		printf("%s",
+		       ev->variant.enabled.resumed ? "resumed" : "enabled");
+		break;
+	case ptev_disabled:
+	case ptev_async_disabled:
+		printf("disabled");
+		break;
+	case ptev_async_branch:
+		printf("interrupt");
+		break;
+	case ptev_paging:
+		printf("paging, cr3: %016" PRIx64 "%s", ev->variant.paging.cr3,
+		       ev->variant.paging.non_root ? ", nr" : "");
+		break;
+	case ptev_async_paging:
+		printf("paging, cr3: %016" PRIx64 "%s",
+		       ev->variant.async_paging.cr3,
+		       ev->variant.async_paging.non_root ? ", nr" : "");
+		break;
+	case ptev_overflow:
+		printf("overflow");
+		break;
+	case ptev_exec_mode:
+		printf("exec mode: %s", xref_mode(ev->variant.exec_mode.mode));
+		break;
+	case ptev_tsx:
+		if (ev->variant.tsx.aborted)
+			printf("aborted");
+		else if (ev->variant.tsx.speculative)
+			printf("begin transaction");
+		else
+			printf("committed");
+		break;
+	case ptev_stop:
+		printf("stopped");
+		break;
+	case ptev_vmcs:
+		printf("vmcs, base: %016" PRIx64, ev->variant.vmcs.base);
+		break;
+	case ptev_async_vmcs:
+		printf("vmcs, base: %016" PRIx64, ev->variant.async_vmcs.base);
+		break;
+	case ptev_exstop:
+		printf("exstop");
+		break;
+	case ptev_mwait:
+		printf("mwait %" PRIx32 " %" PRIx32, ev->variant.mwait.hints,
+		       ev->variant.mwait.ext);
+		break;
+	case ptev_pwre:
+		printf("pwre c%u.%u%s", (ev->variant.pwre.state + 1u) & 0xf,
+		       (ev->variant.pwre.sub_state + 1u) & 0xf,
+		       ev->variant.pwre.hw ? " hw" : "");
+		break;
+	case ptev_pwrx:
+		printf("pwrx %s%s%sc%u (c%u)",
+		       ev->variant.pwrx.interrupt ? "int: " : "",
+		       ev->variant.pwrx.store ? "st: " : "",
+		       ev->variant.pwrx.autonomous ? "hw: " : "",
+		       (ev->variant.pwrx.last + 1u) & 0xf,
+		       (ev->variant.pwrx.deepest + 1u) & 0xf);
+		break;
+	case ptev_ptwrite:
+		printf("ptwrite: %" PRIx64, ev->variant.ptwrite.payload);
+		break;
+	case ptev_tick:
+		printf("tick");
+		break;
+	case ptev_cbr:
+		printf("cbr: %x", (unsigned)ev->variant.cbr.ratio);
+		break;
+	case ptev_mnt:
+		printf("mnt: %" PRIx64, ev->variant.mnt.payload);
+		break;
+	default:
+		printf("event %d", (int)ev->type);
+		break;
+	}
+	printf("]\n");
+}
+
+static void xref_diagnose(const struct xref_lib *lib, void *decoder,
+                          uint64_t ip, const char *kind, int status)
+{
+	uint64_t pos = 0;
+
+	if (lib->insn_get_offset(decoder, &pos) < 0)
+		printf("[?, %" PRIx64 ": %s: %s]\n", ip, kind,
+		       lib->errstr(status < 0 ? -status : status));
+	else
+		printf("[%" PRIx64 ", %" PRIx64 ": %s: %s]\n", pos, ip, kind,
+		       lib->errstr(status < 0 ? -status : status));
+}
+
+/* Report the pending events; returns the last status. */
+static int xref_drain(const struct xref_lib *lib, void *decoder, int status)
+{
+	while (status >= 0 && (status & pts_event_pending)) {
+		struct xref_event ev;
+
+		memset(&ev, 0, sizeof(ev));
+		status = lib->insn_event(decoder, &ev.ev, sizeof(ev));
+		if (status < 0)
+			break;
+		if (!ev.ev.status_update)
+			xref_print_event(&ev.ev);
+	}
+	return status;
+}
+
+static void xref_decode(const struct xref_lib *lib, void *decoder)
+{
+	struct xref_insn insn;
+	uint64_t sync = 0;
+
+	memset(&insn, 0, sizeof(insn));
+	for (;;) {
+		int status = lib->insn_sync_forward(decoder);
+
+		if (status < 0) {
+			uint64_t new_sync;
+
+			if (status == -pte_eos)
+				break;
+			xref_diagnose(lib, decoder, insn.ip, "sync error",
+			              status);
+			if (lib->insn_get_sync_offset(decoder, &new_sync) < 0 ||
+			    new_sync <= sync)
+				break;
+			sync = new_sync;
+			continue;
+		}
+		for (;;) {
+			status = xref_drain(lib, decoder, status);
+			if (status < 0)
+				break;
+			if (status & pts_eos) {
+				if (!(status & pts_ip_suppressed))
+					printf("[end of trace]\n");
+				status = -pte_eos;
+				break;
+			}
+			memset(&insn, 0, sizeof(insn));
+			status = lib->insn_next(decoder, &insn, sizeof(insn));
+			if (status < 0) {
+				if (insn.iclass != 0)
+					printf("%s%016" PRIx64 "\n",
+					       insn.speculative ? "? " : "",
+					       insn.ip);
+				break;
+			}
+			printf("%s%016" PRIx64 "\n",
+			       insn.speculative ? "? " : "", insn.ip);
+		}
+		if (status == -pte_eos)
+			break;
+		xref_diagnose(lib, decoder, insn.ip, "error", status);
+	}
+}
+
+/* ---- input ------------------------------------------------------------- */
+
+static uint8_t *xref_read(const char *name, size_t *size)
+{
+	FILE *file = fopen(name, "rb");
+	uint8_t *buf = NULL;
+	long len;
+
+	if (!file)
+		return NULL;
+	if (fseek(file, 0, SEEK_END) == 0 && (len = ftell(file)) >= 0 &&
+	    fseek(file, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)len + 1);
+		if (buf && fread(buf, 1, (size_t)len, file) != (size_t)len) {
+			free(buf);
+			buf = NULL;
+		}
+		*size = (size_t)len;
+	}
+	fclose(file);
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	const char *raw = NULL, *pt = NULL;
+	struct pt_config config;
+	struct xref_lib lib;
+	uint64_t from = 0, to = 0, base;
+	void *image, *decoder;
+	char *ptname, *colon, *end;
+	uint8_t *trace;
+	size_t size;
+	int has_to = 0, status = XREF_OK;
+
+	pt_config_init(&config);
+	for (int i = 1; i < argc; ++i) {
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(argv[i], "--no-inst")) {
+			continue;
+		} else if (!strcmp(argv[i], "--no-libipt")) {
+			printf("ptxed_libipt: this expectation differs from "
+			       "libipt 2.0.5 on purpose; not checked against "
+			       "it.\n");
+			return XREF_SKIP;
+		} else if (!strcmp(argv[i], "--raw") && next) {
+			raw = next;
+			++i;
+		} else if (!strcmp(argv[i], "--pt") && next) {
+			pt = next;
+			++i;
+		} else if (!strcmp(argv[i], "--cpu") && next) {
+			if (ptd_cpu_parse(&config.cpu, next) < 0) {
+				fprintf(stderr, "ptxed_libipt: bad cpu %s.\n",
+				        next);
+				return XREF_USAGE;
+			}
+			if (config.cpu.vendor != pcv_unknown)
+				(void)pt_cpu_errata(&config.errata,
+				                    &config.cpu);
+			++i;
+		} else {
+			printf("ptxed_libipt: option %s is not supported; the "
+			       "expectation is not checked against libipt.\n",
+			       argv[i]);
+			return XREF_SKIP;
+		}
+	}
+	if (!raw || !pt) {
+		fprintf(stderr,
+		        "usage: %s --raw <file>:<base> [--cpu <cpu>] "
+		        "[--no-inst] --pt <file>[:<from>[-<to>]]\n",
+		        argv[0]);
+		return XREF_USAGE;
+	}
+	if (xref_load(&lib) < 0)
+		return XREF_SKIP;
+
+	/* The trace, with an optional range. */
+	ptname = malloc(strlen(pt) + 1);
+	if (!ptname)
+		return XREF_ERROR;
+	strcpy(ptname, pt);
+	colon = strrchr(ptname, ':');
+	if (colon) {
+		*colon = '\0';
+		from = strtoull(colon + 1, &end, 0);
+		if (*end == '-') {
+			to = strtoull(end + 1, &end, 0);
+			has_to = 1;
+		}
+	}
+	trace = xref_read(ptname, &size);
+	free(ptname);
+	if (!trace || from > size || (has_to && (to > size || to < from))) {
+		fprintf(stderr, "ptxed_libipt: cannot read the trace %s.\n",
+		        pt);
+		free(trace);
+		return XREF_ERROR;
+	}
+	config.begin = trace + from;
+	config.end = trace + (has_to ? to : size);
+
+	/* The code image: "<file>:<base>". */
+	{
+		char *name = malloc(strlen(raw) + 1);
+		char *sep;
+
+		if (!name) {
+			free(trace);
+			return XREF_ERROR;
+		}
+		strcpy(name, raw);
+		sep = strrchr(name, ':');
+		if (!sep) {
+			fprintf(stderr, "ptxed_libipt: --raw needs "
+			                "<file>:<base>.\n");
+			free(name);
+			free(trace);
+			return XREF_USAGE;
+		}
+		*sep = '\0';
+		base = strtoull(sep + 1, NULL, 0);
+		image = lib.image_alloc("ptxed_libipt");
+		if (!image || lib.image_add_file(image, name, 0, UINT64_MAX,
+		                                 NULL, base) < 0) {
+			fprintf(stderr, "ptxed_libipt: cannot load %s.\n",
+			        name);
+			free(name);
+			free(trace);
+			return XREF_ERROR;
+		}
+		free(name);
+	}
+
+	decoder = lib.insn_alloc(&config);
+	if (!decoder || lib.insn_set_image(decoder, image) < 0) {
+		fprintf(stderr, "ptxed_libipt: cannot set up the decoder.\n");
+		status = XREF_ERROR;
+	} else {
+		xref_decode(&lib, decoder);
+	}
+	if (decoder)
+		lib.insn_free(decoder);
+	lib.image_free(image);
+	free(trace);
+	if (fflush(stdout) != 0)
+		status = XREF_ERROR;
+	dlclose(lib.handle);
+	return status;
+}
