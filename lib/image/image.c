@@ -51,7 +51,9 @@ static void ptd_entry_release(struct ptd_image_entry *entry)
 static void ptd_image_changed(struct pt_image *image)
 {
 	image->generation += 1;
-	image->last_valid = 0;
+	image->nwindows = 0;
+	image->mru = 0;
+	image->index_valid = 0;
 }
 
 void pt_image_free(struct pt_image *image)
@@ -63,6 +65,7 @@ void pt_image_free(struct pt_image *image)
 	for (i = 0; i < image->count; ++i)
 		ptd_entry_release(&image->entries[i]);
 	free(image->entries);
+	free(image->index);
 	free(image->name);
 	free(image);
 }
@@ -164,18 +167,24 @@ int ptd_image_add_section(struct pt_image *image, struct ptd_section *sec,
 	 * pieces, in this order (as libipt orders its list). */
 	for (i = 0, w = 0; i < image->count; ++i) {
 		e = &image->entries[i];
-		if (ptd_entry_overlaps(e, sec, asid))
+		if (ptd_entry_overlaps(e, sec, asid)) {
 			ptd_entry_release(e);
-		else
-			image->entries[w++] = *e;
+			continue;
+		}
+		image->entries[w++] = *e;
 	}
 	e = &image->entries[w++];
 	e->sec = sec;
 	e->asid = *asid;
 	e->isid = isid;
 	e->data = NULL;
-	for (i = 0; i < npieces; ++i)
+	e->vaddr = sec->vaddr;
+	e->size = sec->size;
+	for (i = 0; i < npieces; ++i) {
+		pieces[i].vaddr = pieces[i].sec->vaddr;
+		pieces[i].size = pieces[i].sec->size;
 		image->entries[w++] = pieces[i];
+	}
 	image->count = w;
 	free(pieces);
 	ptd_image_changed(image);
@@ -330,36 +339,129 @@ uint64_t ptd_image_generation(const struct pt_image *image)
 	return image ? image->generation : 0;
 }
 
-/* Describe the window of the last lookup in @msec. */
-static void ptd_image_fill(const struct pt_image *image, struct ptd_msec *msec)
+static void ptd_window_fill(const struct ptd_image_window *w,
+                            struct ptd_msec *msec)
 {
-	const struct ptd_image_entry *e = &image->entries[image->last_index];
+	msec->begin = w->begin;
+	msec->vaddr = w->lo;
+	msec->size = w->span + 1;
+	msec->isid = w->isid;
+	msec->section = w->section;
+}
 
-	msec->begin = e->data + (image->last_lo - e->sec->vaddr);
-	msec->vaddr = image->last_lo;
-	msec->size = image->last_span + 1;
-	msec->isid = e->isid;
-	msec->section = image->last_whole ? e->sec : NULL;
+static int ptd_key_cmp(const void *a, const void *b)
+{
+	const struct ptd_image_key *ka = a, *kb = b;
+
+	if (ka->vaddr != kb->vaddr)
+		return ka->vaddr < kb->vaddr ? -1 : 1;
+	return ka->pos < kb->pos ? -1 : ka->pos > kb->pos;
+}
+
+/* Sort the index of @image by address, and find out whether any two
+ * entries overlap (sections of address spaces that do not match each other
+ * may).  Returns 0 or -pte_nomem. */
+static int ptd_image_sort(struct pt_image *image)
+{
+	ptd_end_t end = 0;
+	size_t i;
+
+	if (image->index_capacity < image->count) {
+		struct ptd_image_key *index;
+
+		index = realloc(image->index,
+		                image->capacity * sizeof(*index));
+		if (!index)
+			return -pte_nomem;
+		image->index = index;
+		image->index_capacity = image->capacity;
+	}
+	for (i = 0; i < image->count; ++i) {
+		image->index[i].vaddr = image->entries[i].vaddr;
+		image->index[i].pos = i;
+	}
+	qsort(image->index, image->count, sizeof(*image->index), ptd_key_cmp);
+	image->overlaps = 0;
+	for (i = 0; i < image->count; ++i) {
+		const struct ptd_image_entry *e;
+
+		e = &image->entries[image->index[i].pos];
+		if (!e->size)
+			continue;
+		if (e->vaddr < end)
+			image->overlaps = 1;
+		if (end < ptd_sec_end(e->sec))
+			end = ptd_sec_end(e->sec);
+	}
+	image->index_valid = 1;
+	return 0;
+}
+
+/* Find the entry holding @vaddr in @asid when no two entries overlap, by
+ * binary search in the index.  Returns its position or (size_t)-1. */
+static size_t ptd_image_bsearch(const struct pt_image *image,
+                                const struct pt_asid *asid, uint64_t vaddr)
+{
+	const struct ptd_image_key *key = image->index;
+	size_t n = image->count, lo;
+
+	/* The last entry that starts at or before vaddr, without branches
+	 * that depend on the data (lookups jump between sections at random). */
+	while (n > 1) {
+		size_t half = n / 2;
+
+		key = key[half].vaddr <= vaddr ? key + half : key;
+		n -= half;
+	}
+	if (key->vaddr > vaddr)
+		return (size_t)-1;
+	lo = (size_t)(key - image->index) + 1;
+
+	/* The last non-empty one of those is the only one that may hold
+	 * vaddr (empty sections hold nothing and may lie anywhere). */
+	while (lo-- > 0) {
+		size_t pos = image->index[lo].pos;
+		const struct ptd_image_entry *e = &image->entries[pos];
+
+		if (!e->size)
+			continue;
+		if (vaddr - e->vaddr < e->size && ptd_asid_match(&e->asid, asid))
+			return pos;
+		break;
+	}
+	return (size_t)-1;
 }
 
 /* The slow path of ptd_image_find(): search the entries, newest first, map
- * the winner, and remember where it wins. */
+ * the winner, and remember where it wins in a new window. */
 static int ptd_image_lookup(struct pt_image *image, const struct pt_asid *asid,
-                            uint64_t vaddr)
+                            uint64_t vaddr, struct ptd_msec *msec)
 {
+	struct ptd_image_window *w;
 	struct ptd_image_entry *e = NULL;
 	uint64_t lo, last;
 	size_t i, j;
-	int errcode;
+	int errcode, use_index;
 
-	for (i = image->count; i-- > 0;) {
+	/* Large images without overlaps: binary search. */
+	use_index = image->count > 16 &&
+	            (image->index_valid || ptd_image_sort(image) == 0) &&
+	            !image->overlaps;
+	if (use_index) {
+		i = ptd_image_bsearch(image, asid, vaddr);
+		if (i == (size_t)-1)
+			return -pte_nomap;
 		e = &image->entries[i];
-		if (vaddr - e->sec->vaddr < e->sec->size &&
-		    ptd_asid_match(&e->asid, asid))
-			break;
+	} else {
+		for (i = image->count; i-- > 0;) {
+			e = &image->entries[i];
+			if (vaddr - e->vaddr < e->size &&
+			    ptd_asid_match(&e->asid, asid))
+				break;
+		}
+		if (i == (size_t)-1)
+			return -pte_nomap;
 	}
-	if (i == (size_t)-1)
-		return -pte_nomap;
 
 	if (!e->data) {
 		errcode = ptd_section_map(e->sec, &e->data);
@@ -371,12 +473,12 @@ static int ptd_image_lookup(struct pt_image *image, const struct pt_asid *asid,
 
 	/* Newer sections of address spaces that do not match e's but match
 	 * @asid may cover parts of e: e wins only between them. */
-	lo = e->sec->vaddr;
-	last = ptd_range_last(lo, e->sec->size);
-	for (j = i + 1; j < image->count; ++j) {
-		const struct ptd_section *n = image->entries[j].sec;
+	lo = e->vaddr;
+	last = ptd_range_last(lo, e->size);
+	for (j = i + 1; !use_index && j < image->count; ++j) {
+		const struct ptd_image_entry *n = &image->entries[j];
 
-		if (!n->size || !ptd_asid_match(&image->entries[j].asid, asid))
+		if (!n->size || !ptd_asid_match(&n->asid, asid))
 			continue;
 		if (n->vaddr > vaddr) {
 			if (n->vaddr <= last)
@@ -390,33 +492,54 @@ static int ptd_image_lookup(struct pt_image *image, const struct pt_asid *asid,
 		}
 	}
 
-	image->last_valid = 1;
-	image->last_index = i;
-	image->last_asid = *asid;
-	image->last_lo = lo;
-	image->last_span = last - lo;
-	image->last_whole =
-	        lo == e->sec->vaddr && last - lo == e->sec->size - 1;
+	/* Remember it in a free window, else in the one after the most
+	 * recently used (round robin). */
+	if (image->nwindows < ptd_image_windows)
+		image->mru = image->nwindows++;
+	else
+		image->mru = (image->mru + 1) % ptd_image_windows;
+	w = &image->windows[image->mru];
+	w->lo = lo;
+	w->span = last - lo;
+	w->cr3 = asid->cr3;
+	w->vmcs = asid->vmcs;
+	w->begin = e->data + (lo - e->vaddr);
+	w->isid = e->isid;
+	w->section = lo == e->vaddr && last - lo == e->size - 1 ? e->sec : NULL;
+	ptd_window_fill(w, msec);
 	return 0;
 }
 
 int ptd_image_find(struct pt_image *image, struct ptd_msec *msec,
                    const struct pt_asid *uasid, uint64_t vaddr)
 {
+	const struct ptd_image_window *w;
 	struct pt_asid asid;
-	int errcode;
+	unsigned i;
 
 	if (!image || !msec)
 		return -pte_invalid;
 	ptd_asid_from_user(&asid, uasid);
-	if (!image->last_valid || vaddr - image->last_lo > image->last_span ||
-	    !ptd_asid_equal(&asid, &image->last_asid)) {
-		errcode = ptd_image_lookup(image, &asid, vaddr);
-		if (errcode < 0)
-			return errcode;
+
+	/* The hot path: the window of the last lookup, then the others. */
+	if (image->nwindows) {
+		w = &image->windows[image->mru];
+		if (vaddr - w->lo <= w->span && w->cr3 == asid.cr3 &&
+		    w->vmcs == asid.vmcs) {
+			ptd_window_fill(w, msec);
+			return 0;
+		}
+		for (i = 0; i < image->nwindows; ++i) {
+			w = &image->windows[i];
+			if (vaddr - w->lo <= w->span && w->cr3 == asid.cr3 &&
+			    w->vmcs == asid.vmcs) {
+				image->mru = i;
+				ptd_window_fill(w, msec);
+				return 0;
+			}
+		}
 	}
-	ptd_image_fill(image, msec);
-	return 0;
+	return ptd_image_lookup(image, &asid, vaddr, msec);
 }
 
 int ptd_image_read(struct pt_image *image, int *isid, uint8_t *buffer,

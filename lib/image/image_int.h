@@ -22,7 +22,33 @@ struct ptd_image_entry {
 	/* The section's bytes at sec->vaddr once the image has mapped it (the
 	 * image then holds one use of the mapping), else NULL. */
 	const uint8_t *data;
+
+	/* sec->vaddr and sec->size, here for the search. */
+	uint64_t vaddr;
+	uint64_t size;
 };
+
+/* Where a lookup found a section: in the address space (cr3, vmcs), the
+ * bytes [lo, lo + span] are at begin.  section is the entry's section if
+ * that is all of it, else NULL. */
+struct ptd_image_window {
+	uint64_t lo;
+	uint64_t span;
+	uint64_t cr3;
+	uint64_t vmcs;
+	const uint8_t *begin;
+	struct ptd_section *section;
+	int isid;
+};
+
+/* An entry of the sorted index: the entry's address and position. */
+struct ptd_image_key {
+	uint64_t vaddr;
+	size_t pos;
+};
+
+/* The number of lookups an image remembers. */
+enum { ptd_image_windows = 8 };
 
 struct pt_image {
 	/* A copy of the user's name, or NULL. */
@@ -41,15 +67,21 @@ struct pt_image {
 	/* Changes with every change of the sections or the callback. */
 	uint64_t generation;
 
-	/* The last lookup: in address space last_asid, the entry last_index
-	 * holds [last_lo, last_lo + last_span]; last_whole if that is all of
-	 * the entry's section. */
-	int last_valid;
-	int last_whole;
-	struct pt_asid last_asid;
-	size_t last_index;
-	uint64_t last_lo;
-	uint64_t last_span;
+	/* The entries sorted by address, made by the first search after a
+	 * change in an image of more than a few entries, and whether any two
+	 * entries overlap (sections of address spaces that do not match
+	 * each other may).  Without overlaps, a binary search finds the only
+	 * entry that can hold an address. */
+	struct ptd_image_key *index;
+	size_t index_capacity;
+	int index_valid;
+	int overlaps;
+
+	/* The last lookups (valid while the image does not change), and the
+	 * one to try first. */
+	struct ptd_image_window windows[ptd_image_windows];
+	unsigned nwindows;
+	unsigned mru;
 };
 
 /* Add @sec (the caller's reference, which the image takes on success) to

@@ -696,6 +696,133 @@ static void test_flow_interface(void **state)
 	ptd_ti_dir_close(&dir);
 }
 
+/* Many sections: lookups (through the sorted index, or with overlapping
+ * address spaces through the newest-first search, and through the windows
+ * of recent lookups) agree with a plain model of the image. */
+enum { many = 100 };
+
+struct model_sec {
+	uint64_t vaddr, size;
+	uint64_t cr3;
+	uint8_t byte;
+};
+
+/* The byte the model has at @vaddr for @cr3, or -1. */
+static int model_byte(const struct model_sec *m, size_t n, uint64_t cr3,
+                      uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = n; i-- > 0;)
+		if (vaddr - m[i].vaddr < m[i].size &&
+		    (m[i].cr3 == pt_asid_no_cr3 || cr3 == pt_asid_no_cr3 ||
+		     m[i].cr3 == cr3))
+			return m[i].byte;
+	return -1;
+}
+
+static void check_model(struct pt_image *image, const struct model_sec *m,
+                        size_t n, unsigned seed)
+{
+	unsigned x = seed, i;
+
+	for (i = 0; i < 20000; ++i) {
+		struct pt_asid asid;
+		uint8_t byte;
+		uint64_t vaddr, cr3;
+		int want, got, isid;
+
+		x = x * 1103515245u + 12345u;
+		/* Mostly near the last few addresses, sometimes anywhere. */
+		vaddr = 0x100000 + (uint64_t)((x >> 4) % (many + 2)) * 0x1000 +
+		        ((x >> 16) & 0xfff) - 0x80;
+		cr3 = (x >> 28) % 3 ? 0x1000 : pt_asid_no_cr3;
+		asid = ptd_ti_asid(cr3, pt_asid_no_vmcs);
+		want = model_byte(m, n, cr3, vaddr);
+		got = ptd_image_read(image, &isid, &byte, 1, &asid, vaddr);
+		if (want < 0)
+			assert_int_equal(got, -pte_nomap);
+		else {
+			assert_int_equal(got, 1);
+			assert_int_equal(byte, want);
+		}
+	}
+}
+
+static void test_many_sections(void **state)
+{
+	static uint8_t pages[many][0x1000];
+	struct model_sec m[many + 8];
+	struct pt_image *image = pt_image_alloc(NULL);
+	struct pt_asid c1 = ptd_ti_asid(0x1000, pt_asid_no_vmcs);
+	struct pt_asid c2 = ptd_ti_asid(0x2000, pt_asid_no_vmcs);
+	uint8_t other[0x1800];
+	size_t n = 0, i;
+
+	(void)state;
+	/* Sections of 0xc00 bytes every 0x1000, added in a shuffled order,
+	 * with empty sections among them. */
+	for (i = 0; i < many; ++i) {
+		size_t k = (i * 37) % many;
+
+		memset(pages[k], (int)(k + 1), sizeof(pages[k]));
+		assert_int_equal(ptd_image_add_buffer(image, pages[k], 0xc00,
+		                                      &c1,
+		                                      0x100000 + k * 0x1000, 0),
+		                 0);
+		m[n].vaddr = 0x100000 + k * 0x1000;
+		m[n].size = 0xc00;
+		m[n].cr3 = 0x1000;
+		m[n++].byte = (uint8_t)(k + 1);
+		if (k % 10 == 3) {
+			assert_int_equal(ptd_image_add_buffer(
+			                         image, pages[k], 0, &c1,
+			                         0x100000 + k * 0x1000 + 0xc00,
+			                         0),
+			                 0);
+		}
+	}
+	check_model(image, m, n, 1);
+
+	/* A section of another address space over several of them: the
+	 * image now has overlapping sections. */
+	memset(other, 0xee, sizeof(other));
+	assert_int_equal(ptd_image_add_buffer(image, other, sizeof(other), &c2,
+	                                      0x100000 + 40 * 0x1000 + 0x100,
+	                                      0),
+	                 0);
+	m[n].vaddr = 0x100000 + 40 * 0x1000 + 0x100;
+	m[n].size = sizeof(other);
+	m[n].cr3 = 0x2000;
+	m[n++].byte = 0xee;
+	check_model(image, m, n, 2);
+	/* And one of any address space, which splits a c1 section. */
+	assert_int_equal(ptd_image_add_buffer(image, other, 0x10, NULL,
+	                                      0x100000 + 70 * 0x1000 + 0x200,
+	                                      0),
+	                 0);
+	m[n].vaddr = 0x100000 + 70 * 0x1000 + 0x200;
+	m[n].size = 0x10;
+	m[n].cr3 = pt_asid_no_cr3;
+	m[n++].byte = 0xee;
+	check_model(image, m, n, 3);
+
+	/* Without the overlap, the sorted index again. */
+	assert_int_equal(pt_image_remove_by_asid(image, &c2), 2);
+	n -= 2;
+	m[n].vaddr = 0x100000 + 70 * 0x1000 + 0x200;
+	m[n].size = 0x10;
+	m[n].cr3 = pt_asid_no_cr3;
+	m[n++].byte = 0xee;
+	/* (The c2 section and the any section went; put the any one back.) */
+	assert_int_equal(ptd_image_add_buffer(image, other, 0x10, NULL,
+	                                      0x100000 + 70 * 0x1000 + 0x200,
+	                                      0),
+	                 0);
+	check_model(image, m, n, 4);
+	pt_image_free(image);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -710,6 +837,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_lazy_map),
 	        cmocka_unit_test(test_buffer),
 	        cmocka_unit_test(test_flow_interface),
+	        cmocka_unit_test(test_many_sections),
 	};
 
 	ptd_t_filters(argc, argv);
