@@ -144,11 +144,38 @@ static int needed_trace(const struct ptd_finsn *insn)
 	}
 }
 
+/* Add @insn, which the flow executed with result @status, to @block.
+ * Returns 1 if the block goes on, 0 if it ends. */
+static int blk_add(const struct ptd_flow *flow, struct pt_block *block,
+                   const struct ptd_finsn *insn, int status)
+{
+	const struct pt_conf_flags *flags = &flow->config.flags;
+
+	block->ninsn++;
+	block->end_ip = insn->ip;
+	block->iclass = (enum pt_insn_class)insn->iclass;
+	if (insn->truncated) {
+		memcpy(block->raw, insn->raw, insn->size);
+		block->size = insn->size;
+		block->truncated = 1;
+		return 0;
+	}
+	if (status < 0 || (status & pts_event_pending))
+		return 0;
+	if (needed_trace(insn))
+		return 0;
+	if (flags->variant.block.end_on_call && insn->iclass == ptic_call)
+		return 0;
+	if (flags->variant.block.end_on_jump && insn->iclass == ptic_jump)
+		return 0;
+	return block->ninsn < UINT16_MAX;
+}
+
 /* Fill @block from the current position on.  Returns status flags or a
  * negative error (with @block holding the instructions up to the error). */
 static int blk_proceed(struct ptd_flow *flow, struct pt_block *block)
 {
-	const struct pt_conf_flags *flags = &flow->config.flags;
+	const int stop_on_jump = flow->config.flags.variant.block.end_on_jump;
 	const struct ptd_fsec *bsec = NULL;
 	struct ptd_finsn insn;
 	int status = 0;
@@ -162,8 +189,46 @@ static int blk_proceed(struct ptd_flow *flow, struct pt_block *block)
 	}
 
 	for (;;) {
-		uint32_t n;
-		uint64_t end, last;
+		const struct ptd_fsec *sec = flow->mem.cur;
+
+		/* While no event waits, follow the cached paths: no
+		 * instruction on them needs trace or binds an event. */
+		if (sec && flow->ip - sec->vaddr < sec->size &&
+		    ptd_flow_quiet(flow) && (!block->ninsn || sec == bsec)) {
+			const struct ptd_fpath *path;
+
+			path = ptd_fmem_path(&flow->mem, flow->ip, flow->mode,
+			                     stop_on_jump);
+			if (path && (path->ninsn || path->term) &&
+			    (uint32_t)block->ninsn + path->ninsn < UINT16_MAX) {
+				if (!block->ninsn) {
+					bsec = sec;
+					block->isid = sec->isid;
+				}
+				if (path->ninsn) {
+					block->ninsn = (uint16_t)(block->ninsn +
+					                          path->ninsn);
+					block->end_ip = path->last_ip;
+					block->iclass =
+					        (enum pt_insn_class)
+					                path->last_iclass;
+				}
+				flow->ip = path->next_ip;
+				if (!path->term) {
+					if (stop_on_jump &&
+					    block->iclass == ptic_jump)
+						return ptd_flow_status(flow, 0);
+					if (block->ninsn >= UINT16_MAX)
+						return ptd_flow_status(flow, 0);
+					continue;
+				}
+				ptd_fmem_path_term(sec, path, &insn);
+				status = ptd_flow_exec(flow, &insn);
+				if (!blk_add(flow, block, &insn, status))
+					return status;
+				continue;
+			}
+		}
 
 		insn.raw = NULL;
 		insn.size = 0;
@@ -180,41 +245,8 @@ static int blk_proceed(struct ptd_flow *flow, struct pt_block *block)
 			block->isid = insn.isid;
 		}
 
-		/* Ordinary instructions bind no event while none waits. */
-		if (bsec && insn.iclass == ptic_other &&
-		    insn.kind == ptd_ik_other && ptd_flow_quiet(flow) &&
-		    ptd_fmem_run(&flow->mem, insn.ip, flow->mode, &n, &end,
-		                 &last) &&
-		    n && (uint32_t)block->ninsn + n < UINT16_MAX) {
-			block->ninsn = (uint16_t)(block->ninsn + n);
-			block->end_ip = last;
-			block->iclass = ptic_other;
-			flow->ip = end;
-			continue;
-		}
-
 		status = ptd_flow_exec(flow, &insn);
-
-		/* The instruction belongs to the block, even on an error. */
-		block->ninsn++;
-		block->end_ip = insn.ip;
-		block->iclass = (enum pt_insn_class)insn.iclass;
-		if (insn.truncated) {
-			memcpy(block->raw, insn.raw, insn.size);
-			block->size = insn.size;
-			block->truncated = 1;
-		}
-		if (status < 0 || (status & pts_event_pending))
-			return status;
-		if (needed_trace(&insn) || insn.truncated)
-			return status;
-		if (flags->variant.block.end_on_call &&
-		    insn.iclass == ptic_call)
-			return status;
-		if (flags->variant.block.end_on_jump &&
-		    insn.iclass == ptic_jump)
-			return status;
-		if (block->ninsn == UINT16_MAX)
+		if (!blk_add(flow, block, &insn, status))
 			return status;
 	}
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 enum {
-	/* The longest run ptd_fmem_run() records. */
+	/* The longest path ptd_fmem_path_build() records. */
 	ptd_run_max = 4096
 };
 
@@ -30,6 +30,7 @@ static void fmem_flush(struct ptd_fmem *mem)
 		for (p = 0; p < sec->npages; p++)
 			free(sec->pages[p]);
 		free(sec->pages);
+		free(sec->paths);
 	}
 	mem->nsecs = 0;
 	mem->cur = NULL;
@@ -264,56 +265,98 @@ int ptd_fmem_fetch_slow(struct ptd_fmem *mem, struct ptd_finsn *insn,
 	return 0;
 }
 
-int ptd_fmem_run(struct ptd_fmem *mem, uint64_t ip, enum pt_exec_mode mode,
-                 uint32_t *ninsn, uint64_t *end, uint64_t *last)
+/* Insert @path into @sec's table (growing it).  Returns the stored copy or
+ * NULL if memory runs out. */
+static const struct ptd_fpath *fsec_insert(struct ptd_fsec *sec,
+                                           const struct ptd_fpath *path)
 {
-	struct ptd_fce *first = ptd_fmem_entry(mem, ip);
+	struct ptd_fpath *slot;
+	uint32_t h;
+
+	if (!sec->paths || 2 * (sec->npaths + 1) > sec->path_mask + 1) {
+		uint32_t cap = sec->paths ? 2 * (sec->path_mask + 1) : 256;
+		struct ptd_fpath *paths = calloc(cap, sizeof(*paths));
+		uint32_t i;
+
+		if (!paths)
+			return NULL;
+		for (i = 0; sec->paths && i <= sec->path_mask; i++) {
+			const struct ptd_fpath *old = &sec->paths[i];
+
+			if (!old->used)
+				continue;
+			h = (uint32_t)((old->ip * 0x9e3779b97f4a7c15ull) >> 40);
+			while (paths[h & (cap - 1)].used)
+				h++;
+			paths[h & (cap - 1)] = *old;
+		}
+		free(sec->paths);
+		sec->paths = paths;
+		sec->path_mask = cap - 1;
+	}
+	h = (uint32_t)((path->ip * 0x9e3779b97f4a7c15ull) >> 40);
+	for (;; h++) {
+		slot = &sec->paths[h & sec->path_mask];
+		if (!slot->used)
+			break;
+	}
+	*slot = *path;
+	slot->used = 1;
+	sec->npaths++;
+	return slot;
+}
+
+const struct ptd_fpath *ptd_fmem_path_build(struct ptd_fmem *mem, uint64_t ip,
+                                            enum pt_exec_mode mode,
+                                            int stop_on_jump)
+{
 	struct ptd_fsec *sec = mem->cur;
+	struct ptd_fpath path;
 	struct ptd_finsn insn;
 	uint64_t at = ip;
-	uint32_t n = 0;
-	uint8_t last_size = 0;
 
-	if (!first || !first->size ||
-	    ((first->flags >> ptd_fce_mode_shift) & 3) != (unsigned)mode)
-		return 0;
-	if (first->flags & ptd_fce_run) {
-		*ninsn = first->run_ninsn;
-		*end = ip + first->run_bytes;
-		*last = *end - first->run_last_size;
-		return 1;
-	}
-
-	/* Walk the run once and remember it at its first instruction. */
+	memset(&path, 0, sizeof(path));
+	path.ip = ip;
+	path.mode = (uint8_t)mode;
 	for (;;) {
-		struct ptd_fce *e;
-
-		if (n >= ptd_run_max)
+		if (path.ninsn >= ptd_run_max)
 			break;
 		if (at - sec->vaddr >= sec->size)
 			break;
 		if (ptd_fmem_fetch(mem, &insn, NULL, at, mode) < 0)
 			break;
-		/* A fetch never leaves the section here: @at is inside it. */
-		if (mem->cur != sec)
-			return 0;
-		if (insn.iclass != ptic_other || insn.kind != ptd_ik_other)
+		/* @at lies in the section, so a fetch stays in it; a
+		 * truncated instruction does not. */
+		if (mem->cur != sec || insn.sec != sec || insn.truncated) {
+			mem->cur = sec;
 			break;
-		e = ptd_fmem_entry(mem, at);
-		if (!e || !e->size)
-			break;
-		at += insn.size;
-		last_size = insn.size;
-		n++;
+		}
+		if (insn.iclass == ptic_other && insn.kind == ptd_ik_other) {
+			path.last_iclass = ptic_other;
+			path.last_ip = at;
+			path.ninsn++;
+			at += insn.size;
+			continue;
+		}
+		if (insn.iclass == ptic_jump && insn.is_direct &&
+		    !stop_on_jump) {
+			path.last_iclass = ptic_jump;
+			path.last_ip = at;
+			path.ninsn++;
+			at = ptd_ild_branch_target(
+			        &(struct ptd_ild){.size = insn.size,
+			                          .disp = insn.disp},
+			        at);
+			continue;
+		}
+		path.term = 1;
+		path.t_size = insn.size;
+		path.t_iclass = insn.iclass;
+		path.t_kind = insn.kind;
+		path.t_direct = insn.is_direct;
+		path.t_disp = insn.disp;
+		break;
 	}
-	if (at - ip > UINT32_MAX)
-		return 0;
-	first->run_ninsn = (uint16_t)n;
-	first->run_bytes = (uint32_t)(at - ip);
-	first->run_last_size = last_size;
-	first->flags |= ptd_fce_run;
-	*ninsn = n;
-	*end = at;
-	*last = at - last_size;
-	return 1;
+	path.next_ip = at;
+	return fsec_insert(sec, &path);
 }

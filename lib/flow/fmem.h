@@ -50,19 +50,34 @@ struct ptd_fce {
 	uint8_t kind;
 	uint8_t flags; /* ptd_fce_* */
 	int32_t disp;
-	/* The straight-line run from here (with ptd_fce_run): @run_ninsn
-	 * ordinary instructions, then the one at ip + @run_bytes. */
-	uint32_t run_bytes;
-	uint16_t run_ninsn;
-	/* The size of the run's last ordinary instruction. */
-	uint8_t run_last_size;
-	uint8_t reserved;
 };
 
 enum {
 	ptd_fce_direct = 1 << 0,
-	ptd_fce_run = 1 << 1,
 	ptd_fce_mode_shift = 4 /* two bits of enum pt_exec_mode */
+};
+
+/* A straight path through the code of one section: from @ip on, @ninsn
+ * instructions that need no trace and bind no event while none is waiting
+ * (ordinary instructions and direct jumps), the last one at @last_ip, then
+ * the instruction at @next_ip.  With @term, that instruction lies in the
+ * section too and its decoding is here (@t_*); else the path ends at the
+ * section's end, at an instruction that does not decode in the section, or
+ * at the length limit, and @next_ip is where the flow goes on. */
+struct ptd_fpath {
+	uint64_t ip;
+	uint64_t next_ip;
+	uint64_t last_ip;
+	uint32_t ninsn;
+	uint8_t used;
+	uint8_t mode;
+	uint8_t last_iclass;
+	uint8_t term;
+	uint8_t t_size;
+	uint8_t t_iclass;
+	uint8_t t_kind;
+	uint8_t t_direct;
+	int32_t t_disp;
 };
 
 enum { ptd_fpage_bits = 10 };
@@ -76,6 +91,10 @@ struct ptd_fsec {
 	int isid;
 	uint32_t npages;
 	struct ptd_fce **pages;
+	/* The paths that start in the section: open addressing by IP. */
+	struct ptd_fpath *paths;
+	uint32_t path_mask;
+	uint32_t npaths;
 };
 
 /* The memory of one flow decoder. */
@@ -164,12 +183,52 @@ static inline int ptd_fmem_fetch(struct ptd_fmem *mem, struct ptd_finsn *insn,
 	return ptd_fmem_fetch_slow(mem, insn, asid, ip, mode);
 }
 
-/* The straight-line run at @ip (which ptd_fmem_fetch() just fetched from
- * the current section): the number of ordinary instructions (class
- * ptic_other, kind ptd_ik_other) from @ip on, in @ninsn, the address of the
- * instruction after them in @end and the address of the last of them in
- * @last.  Returns 1 if a run is known, 0 if not (take the slow path). */
-int ptd_fmem_run(struct ptd_fmem *mem, uint64_t ip, enum pt_exec_mode mode,
-                 uint32_t *ninsn, uint64_t *end, uint64_t *last);
+/* The path from @ip in @mode, @ip lying in the current section (mem->cur);
+ * with @stop_on_jump, direct jumps end paths like other branches.  Returns
+ * NULL if memory runs out (take the slow path). */
+const struct ptd_fpath *ptd_fmem_path_build(struct ptd_fmem *mem, uint64_t ip,
+                                            enum pt_exec_mode mode,
+                                            int stop_on_jump);
+
+static inline const struct ptd_fpath *ptd_fmem_path(struct ptd_fmem *mem,
+                                                    uint64_t ip,
+                                                    enum pt_exec_mode mode,
+                                                    int stop_on_jump)
+{
+	const struct ptd_fsec *sec = mem->cur;
+
+	if (sec->paths) {
+		uint32_t h = (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 40);
+		const struct ptd_fpath *p;
+
+		for (;; h++) {
+			p = &sec->paths[h & sec->path_mask];
+			if (!p->used)
+				break;
+			if (p->ip == ip && p->mode == (uint8_t)mode)
+				return p;
+		}
+	}
+	return ptd_fmem_path_build(mem, ip, mode, stop_on_jump);
+}
+
+/* Fill @insn with the terminating instruction of @path (path->term set),
+ * from section @sec. */
+static inline void ptd_fmem_path_term(const struct ptd_fsec *sec,
+                                      const struct ptd_fpath *path,
+                                      struct ptd_finsn *insn)
+{
+	insn->ip = path->next_ip;
+	insn->raw = sec->mem + (path->next_ip - sec->vaddr);
+	insn->size = path->t_size;
+	insn->iclass = path->t_iclass;
+	insn->kind = path->t_kind;
+	insn->is_direct = path->t_direct;
+	insn->truncated = 0;
+	insn->mode = path->mode;
+	insn->disp = path->t_disp;
+	insn->isid = sec->isid;
+	insn->sec = sec;
+}
 
 #endif /* PTD_FLOW_FMEM_H */
