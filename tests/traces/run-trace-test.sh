@@ -18,12 +18,16 @@
 #           libipt's answer.  A test whose "; opt(query):" line says
 #           --no-libipt differs on purpose and is not confirmed; neither is
 #           any test when libipt.so.2 cannot be loaded.
-#   ptxed   <program> is "<ptxed>:<ptxed_libipt>", where <ptxed> is "none"
+#   ptxed   <program> is "<ptxed>:<ptxed_ref>", where <ptxed> is "none"
 #           while there is no ptxed.  The expectation is first confirmed
-#           against libipt 2.0.5's instruction-flow decoder (ptxed_libipt,
-#           same arguments; "; opt(ptxed): --no-libipt" opts out and is not
-#           passed to ptxed), then ptxed's output is compared; without ptxed
-#           the test is skipped (exit status 77) after the confirmation.
+#           against libipt 2.0.5's instruction-flow decoder (ptxed_ref
+#           --libipt, same arguments; "; opt(ptxed): --no-libipt" opts out
+#           and is not passed to ptxed), then ptxed's output is compared;
+#           without ptxed the test is skipped (exit status 77) after the
+#           confirmation.
+#   flow    <program> is ptxed_ref; the "expect ptxed" block is compared with
+#           the flow of ptdecode's instruction-flow decoder (ptxed_ref
+#           --ptdecode, the ptxed arguments).
 #
 # Tests with x86 code (an "org" line) need nasm; without it they are
 # skipped (exit status 77).
@@ -45,7 +49,7 @@ work=$5/$tool/$name
 out=$work/$name
 
 case $tool in
-ptdump | query | ptxed) ;;
+ptdump | query | ptxed | flow) ;;
 *)
 	echo "$0: unknown tool $tool" >&2
 	exit 2
@@ -70,9 +74,11 @@ if ! "$ptasm" -q -o "$out" "$pta"; then
 	echo "FAIL: ptasm could not compile $pta"
 	exit 1
 fi
-exp=$out-$tool.exp
+block=$tool
+[ "$tool" = flow ] && block=ptxed
+exp=$out-$block.exp
 if [ ! -f "$exp" ]; then
-	echo "FAIL: $pta has no 'expect $tool' block"
+	echo "FAIL: $pta has no 'expect $block' block"
 	exit 1
 fi
 
@@ -80,7 +86,7 @@ fi
 set --
 while IFS= read -r arg || [ -n "$arg" ]; do
 	set -- "$@" "$arg"
-done < "$out-$tool.args"
+done < "$out-$block.args"
 
 # run <label> <output> <command>...: run the command, then compare its
 # output with the expectation; prints what differs.  Returns 0 if equal, 1 if
@@ -102,7 +108,8 @@ run() {
 		cat "$result.diff"
 		fail=1
 	fi
-	if [ "$tool" != ptxed ] && [ "$status" -ne 0 ]; then
+	if [ "$tool" != ptxed ] && [ "$tool" != flow ] &&
+		[ "$status" -ne 0 ]; then
 		echo "FAIL: $label: the program exited with status $status"
 		fail=1
 	fi
@@ -123,7 +130,8 @@ ptdump)
 	exit $?
 	;;
 ptxed)
-	run "libipt 2.0.5's instruction flow" "$out-ptxed-libipt" "$ref" "$@"
+	run "libipt 2.0.5's instruction flow" "$out-ptxed-libipt" "$ref" \
+		--libipt "$@"
 	status=$?
 	if [ "$status" -eq 77 ]; then
 		echo "note: the expectation was not confirmed against libipt"
@@ -137,12 +145,17 @@ ptxed)
 			"$name.pta is not checked against it"
 		exit 77
 	fi
-	# --no-libipt is for ptxed_libipt only.
+	# --no-libipt is for ptxed_ref only.
 	for arg in "$@"; do
 		shift
 		[ "$arg" = --no-libipt ] || set -- "$@" "$arg"
 	done
 	run "the output of ptxed" "$out-ptxed" "$prog" "$@"
+	exit $?
+	;;
+flow)
+	run "the flow of ptdecode's instruction-flow decoder" "$out-flow" \
+		"$prog" --ptdecode "$@"
 	exit $?
 	;;
 query)

@@ -1,120 +1,31 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ptxed_libipt: the instruction flow that libipt 2.0.5's instruction-flow
- * decoder gives for a trace, printed as libipt's ptxed prints it with
- * --no-inst: one line per instruction with its address ("? " before
- * speculative ones), events in brackets, errors as
- * "[<offset>, <ip>: <kind>: <message>]".  The trace tests use it to confirm
- * that the "expect ptxed" blocks of the .pta files are libipt's answers
- * (docs/ptasm.md).
+/* ptxed_ref: the instruction flow of an instruction-flow decoder printed as
+ * libipt's ptxed prints it with --no-inst: one line per instruction with its
+ * address ("? " before speculative ones), events in brackets, errors as
+ * "[<offset>, <ip>: <kind>: <message>]".  With --libipt the decoder is
+ * libipt 2.0.5's (loaded with dlopen, libipt.so.2 or $PTD_LIBIPT): the trace
+ * tests use it to confirm that the "expect ptxed" blocks of the .pta files
+ * are libipt's answers; with --ptdecode it is ptdecode's, which the trace
+ * tests check against the same blocks (docs/ptasm.md).
  *
- *   ptxed_libipt --raw <file>:<base> [--cpu <cpu>] [--no-inst]
- *                --pt <file>[:<from>[-<to>]]
+ *   ptxed_ref --libipt|--ptdecode --raw <file>:<base> [--cpu <cpu>]
+ *             [--no-inst] --pt <file>[:<from>[-<to>]]
  *
- * libipt is loaded with dlopen (libipt.so.2, or $PTD_LIBIPT) because it
- * exports the same names as ptdecode.  Exit status: 0, 1 for errors, 2 for a
- * bad command line, 77 if libipt cannot be loaded or the options ask for
- * something this reference does not do (or say --no-libipt). */
+ * Exit status: 0, 1 for errors, 2 for a bad command line, 77 if libipt cannot
+ * be loaded or the options ask for something this reference does not do (or,
+ * with --libipt, say --no-libipt). */
 #define _POSIX_C_SOURCE 200809L
+
+#include "ref_lib.h"
 
 #include "ptdecode/ptdecode.h"
 
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { XREF_OK = 0, XREF_ERROR = 1, XREF_USAGE = 2, XREF_SKIP = 77 };
-
-/* libipt 2.0.5's struct pt_insn and struct pt_asid. */
-struct xref_insn {
-	uint64_t ip;
-	int isid;
-	int mode;
-	int iclass; /* 0 is ptic_error */
-	uint8_t raw[15];
-	uint8_t size;
-	uint32_t speculative : 1;
-	uint32_t truncated : 1;
-};
-
-struct xref_asid {
-	size_t size;
-	uint64_t cr3;
-	uint64_t vmcs;
-};
-
-/* libipt 2.0.5's struct pt_event: ours up to the variants it knows. */
-struct xref_event {
-	struct pt_event ev;
-	uint64_t spare[8];
-};
-
-/* The libipt functions used. */
-struct xref_lib {
-	void *handle;
-	void *(*image_alloc)(const char *name);
-	void (*image_free)(void *image);
-	int (*image_add_file)(void *image, const char *file, uint64_t offset,
-	                      uint64_t size, const struct xref_asid *asid,
-	                      uint64_t vaddr);
-	void *(*insn_alloc)(const struct pt_config *config);
-	void (*insn_free)(void *decoder);
-	int (*insn_set_image)(void *decoder, void *image);
-	int (*insn_sync_forward)(void *decoder);
-	int (*insn_get_offset)(const void *decoder, uint64_t *offset);
-	int (*insn_get_sync_offset)(const void *decoder, uint64_t *offset);
-	int (*insn_next)(void *decoder, struct xref_insn *insn, size_t size);
-	int (*insn_event)(void *decoder, struct pt_event *event, size_t size);
-	const char *(*errstr)(int code);
-};
-
-static int xref_sym(void *handle, const char *name, void *fn, size_t size)
-{
-	void *sym = dlsym(handle, name);
-
-	if (!sym || size != sizeof(sym)) {
-		fprintf(stderr, "ptxed_libipt: libipt lacks %s.\n", name);
-		return -1;
-	}
-	memcpy(fn, &sym, sizeof(sym));
-	return 0;
-}
-
-#define XREF_SYM(lib, field, name)                                             \
-	xref_sym((lib)->handle, name, &(lib)->field, sizeof((lib)->field))
-
-static int xref_load(struct xref_lib *lib)
-{
-	const char *name = getenv("PTD_LIBIPT");
-
-	memset(lib, 0, sizeof(*lib));
-	if (!name || !*name)
-		name = "libipt.so.2";
-	lib->handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-	if (!lib->handle) {
-		fprintf(stderr, "ptxed_libipt: cannot load %s.\n", name);
-		return -1;
-	}
-	if (XREF_SYM(lib, image_alloc, "pt_image_alloc") < 0 ||
-	    XREF_SYM(lib, image_free, "pt_image_free") < 0 ||
-	    XREF_SYM(lib, image_add_file, "pt_image_add_file") < 0 ||
-	    XREF_SYM(lib, insn_alloc, "pt_insn_alloc_decoder") < 0 ||
-	    XREF_SYM(lib, insn_free, "pt_insn_free_decoder") < 0 ||
-	    XREF_SYM(lib, insn_set_image, "pt_insn_set_image") < 0 ||
-	    XREF_SYM(lib, insn_sync_forward, "pt_insn_sync_forward") < 0 ||
-	    XREF_SYM(lib, insn_get_offset, "pt_insn_get_offset") < 0 ||
-	    XREF_SYM(lib, insn_get_sync_offset, "pt_insn_get_sync_offset") <
-	            0 ||
-	    XREF_SYM(lib, insn_next, "pt_insn_next") < 0 ||
-	    XREF_SYM(lib, insn_event, "pt_insn_event") < 0 ||
-	    XREF_SYM(lib, errstr, "pt_errstr") < 0) {
-		dlclose(lib->handle);
-		lib->handle = NULL;
-		return -1;
-	}
-	return 0;
-}
 
 /* ---- output ------------------------------------------------------------ */
 
@@ -219,8 +130,8 @@ static void xref_print_event(const struct pt_event *ev)
 	printf("]\n");
 }
 
-static void xref_diagnose(const struct xref_lib *lib, void *decoder,
-                          uint64_t ip, const char *kind, int status)
+static void xref_diagnose(const struct ref_lib *lib, void *decoder, uint64_t ip,
+                          const char *kind, int status)
 {
 	uint64_t pos = 0;
 
@@ -233,10 +144,10 @@ static void xref_diagnose(const struct xref_lib *lib, void *decoder,
 }
 
 /* Report the pending events; returns the last status. */
-static int xref_drain(const struct xref_lib *lib, void *decoder, int status)
+static int xref_drain(const struct ref_lib *lib, void *decoder, int status)
 {
 	while (status >= 0 && (status & pts_event_pending)) {
-		struct xref_event ev;
+		struct ref_event ev;
 
 		memset(&ev, 0, sizeof(ev));
 		status = lib->insn_event(decoder, &ev.ev, sizeof(ev));
@@ -248,9 +159,9 @@ static int xref_drain(const struct xref_lib *lib, void *decoder, int status)
 	return status;
 }
 
-static void xref_decode(const struct xref_lib *lib, void *decoder)
+static void xref_decode(const struct ref_lib *lib, void *decoder)
 {
-	struct xref_insn insn;
+	struct ref_insn insn;
 	uint64_t sync = 0;
 
 	memset(&insn, 0, sizeof(insn));
@@ -325,13 +236,13 @@ int main(int argc, char **argv)
 {
 	const char *raw = NULL, *pt = NULL;
 	struct pt_config config;
-	struct xref_lib lib;
+	struct ref_lib lib;
 	uint64_t from = 0, to = 0, base;
 	void *image, *decoder;
 	char *ptname, *colon, *end;
 	uint8_t *trace;
 	size_t size;
-	int has_to = 0, status = XREF_OK;
+	int has_to = 0, status = XREF_OK, which = 0, no_libipt = 0;
 
 	pt_config_init(&config);
 	for (int i = 1; i < argc; ++i) {
@@ -339,11 +250,12 @@ int main(int argc, char **argv)
 
 		if (!strcmp(argv[i], "--no-inst")) {
 			continue;
+		} else if (!strcmp(argv[i], "--libipt")) {
+			which = 1;
+		} else if (!strcmp(argv[i], "--ptdecode")) {
+			which = 2;
 		} else if (!strcmp(argv[i], "--no-libipt")) {
-			printf("ptxed_libipt: this expectation differs from "
-			       "libipt 2.0.5 on purpose; not checked against "
-			       "it.\n");
-			return XREF_SKIP;
+			no_libipt = 1;
 		} else if (!strcmp(argv[i], "--raw") && next) {
 			raw = next;
 			++i;
@@ -352,7 +264,7 @@ int main(int argc, char **argv)
 			++i;
 		} else if (!strcmp(argv[i], "--cpu") && next) {
 			if (ptd_cpu_parse(&config.cpu, next) < 0) {
-				fprintf(stderr, "ptxed_libipt: bad cpu %s.\n",
+				fprintf(stderr, "ptxed_ref: bad cpu %s.\n",
 				        next);
 				return XREF_USAGE;
 			}
@@ -361,20 +273,28 @@ int main(int argc, char **argv)
 				                    &config.cpu);
 			++i;
 		} else {
-			printf("ptxed_libipt: option %s is not supported; the "
-			       "expectation is not checked against libipt.\n",
+			printf("ptxed_ref: option %s is not supported; the "
+			       "expectation is not checked here.\n",
 			       argv[i]);
 			return XREF_SKIP;
 		}
 	}
-	if (!raw || !pt) {
+	if (!raw || !pt || !which) {
 		fprintf(stderr,
-		        "usage: %s --raw <file>:<base> [--cpu <cpu>] "
-		        "[--no-inst] --pt <file>[:<from>[-<to>]]\n",
+		        "usage: %s --libipt|--ptdecode --raw <file>:<base> "
+		        "[--cpu <cpu>] [--no-inst] --pt "
+		        "<file>[:<from>[-<to>]]\n",
 		        argv[0]);
 		return XREF_USAGE;
 	}
-	if (xref_load(&lib) < 0)
+	if (which == 1 && no_libipt) {
+		printf("ptxed_ref: this expectation differs from libipt 2.0.5 "
+		       "on purpose; not checked against it.\n");
+		return XREF_SKIP;
+	}
+	if (which == 2)
+		ref_lib_ptdecode(&lib);
+	else if (ref_lib_load_libipt(&lib) < 0)
 		return XREF_SKIP;
 
 	/* The trace, with an optional range. */
@@ -394,8 +314,7 @@ int main(int argc, char **argv)
 	trace = xref_read(ptname, &size);
 	free(ptname);
 	if (!trace || from > size || (has_to && (to > size || to < from))) {
-		fprintf(stderr, "ptxed_libipt: cannot read the trace %s.\n",
-		        pt);
+		fprintf(stderr, "ptxed_ref: cannot read the trace %s.\n", pt);
 		free(trace);
 		return XREF_ERROR;
 	}
@@ -414,7 +333,7 @@ int main(int argc, char **argv)
 		strcpy(name, raw);
 		sep = strrchr(name, ':');
 		if (!sep) {
-			fprintf(stderr, "ptxed_libipt: --raw needs "
+			fprintf(stderr, "ptxed_ref: --raw needs "
 			                "<file>:<base>.\n");
 			free(name);
 			free(trace);
@@ -422,11 +341,10 @@ int main(int argc, char **argv)
 		}
 		*sep = '\0';
 		base = strtoull(sep + 1, NULL, 0);
-		image = lib.image_alloc("ptxed_libipt");
+		image = lib.image_alloc("ptxed_ref");
 		if (!image || lib.image_add_file(image, name, 0, UINT64_MAX,
 		                                 NULL, base) < 0) {
-			fprintf(stderr, "ptxed_libipt: cannot load %s.\n",
-			        name);
+			fprintf(stderr, "ptxed_ref: cannot load %s.\n", name);
 			free(name);
 			free(trace);
 			return XREF_ERROR;
@@ -436,7 +354,7 @@ int main(int argc, char **argv)
 
 	decoder = lib.insn_alloc(&config);
 	if (!decoder || lib.insn_set_image(decoder, image) < 0) {
-		fprintf(stderr, "ptxed_libipt: cannot set up the decoder.\n");
+		fprintf(stderr, "ptxed_ref: cannot set up the decoder.\n");
 		status = XREF_ERROR;
 	} else {
 		xref_decode(&lib, decoder);
@@ -447,6 +365,6 @@ int main(int argc, char **argv)
 	free(trace);
 	if (fflush(stdout) != 0)
 		status = XREF_ERROR;
-	dlclose(lib.handle);
+	ref_lib_close(&lib);
 	return status;
 }
