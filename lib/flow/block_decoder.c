@@ -16,7 +16,9 @@ struct pt_block_decoder {
 	struct ptd_flow flow;
 };
 
-struct pt_block_decoder *pt_blk_alloc_decoder(const struct pt_config *config)
+struct pt_block_decoder *
+ptd_blk_alloc_decoder(const struct pt_config *config,
+                      const struct ptd_time_config *tconfig)
 {
 	struct pt_block_decoder *decoder;
 
@@ -25,11 +27,16 @@ struct pt_block_decoder *pt_blk_alloc_decoder(const struct pt_config *config)
 	decoder = malloc(sizeof(*decoder));
 	if (!decoder)
 		return NULL;
-	if (ptd_flow_init(&decoder->flow, config, 1) < 0) {
+	if (ptd_flow_init(&decoder->flow, config, tconfig, 1) < 0) {
 		free(decoder);
 		return NULL;
 	}
 	return decoder;
+}
+
+struct pt_block_decoder *pt_blk_alloc_decoder(const struct pt_config *config)
+{
+	return ptd_blk_alloc_decoder(config, NULL);
 }
 
 void pt_blk_free_decoder(struct pt_block_decoder *decoder)

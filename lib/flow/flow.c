@@ -179,7 +179,7 @@ static void flow_reset(struct ptd_flow *flow)
 }
 
 int ptd_flow_init(struct ptd_flow *flow, const struct pt_config *uconfig,
-                  int block)
+                  const struct ptd_time_config *tconfig, int block)
 {
 	struct pt_config qconfig;
 	int err;
@@ -206,7 +206,7 @@ int ptd_flow_init(struct ptd_flow *flow, const struct pt_config *uconfig,
 		qconfig.flags.variant.query.enable_iflags_events =
 		        flow->config.flags.variant.insn.enable_iflags_events;
 	}
-	flow->qry = pt_qry_alloc_decoder(&qconfig);
+	flow->qry = ptd_qry_alloc_decoder(&qconfig, tconfig);
 	if (!flow->qry)
 		return -pte_nomem;
 

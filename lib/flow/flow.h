@@ -11,6 +11,7 @@
 #define PTD_FLOW_FLOW_H
 
 #include "ptdecode/intel-pt.h"
+#include "ptdecode/ptdecode.h"
 
 #include "fmem.h"
 #include "retstack.h"
@@ -58,10 +59,11 @@ struct ptd_flow {
 	uint32_t block : 1;
 };
 
-/* Set up @flow for @config (copied); @block selects the block decoder's
- * behaviour.  Returns 0 or a negative error. */
+/* Set up @flow for @config (copied) with the time engine options @tconfig
+ * (NULL for the defaults); @block selects the block decoder's behaviour.
+ * Returns 0 or a negative error. */
 int ptd_flow_init(struct ptd_flow *flow, const struct pt_config *config,
-                  int block);
+                  const struct ptd_time_config *tconfig, int block);
 void ptd_flow_fini(struct ptd_flow *flow);
 
 /* Synchronize: @how is 0 forward, 1 backward, 2 at @offset.  Returns status

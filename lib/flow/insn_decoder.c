@@ -9,7 +9,9 @@ struct pt_insn_decoder {
 	struct ptd_flow flow;
 };
 
-struct pt_insn_decoder *pt_insn_alloc_decoder(const struct pt_config *config)
+struct pt_insn_decoder *
+ptd_insn_alloc_decoder(const struct pt_config *config,
+                       const struct ptd_time_config *tconfig)
 {
 	struct pt_insn_decoder *decoder;
 
@@ -18,11 +20,16 @@ struct pt_insn_decoder *pt_insn_alloc_decoder(const struct pt_config *config)
 	decoder = malloc(sizeof(*decoder));
 	if (!decoder)
 		return NULL;
-	if (ptd_flow_init(&decoder->flow, config, 0) < 0) {
+	if (ptd_flow_init(&decoder->flow, config, tconfig, 0) < 0) {
 		free(decoder);
 		return NULL;
 	}
 	return decoder;
+}
+
+struct pt_insn_decoder *pt_insn_alloc_decoder(const struct pt_config *config)
+{
+	return ptd_insn_alloc_decoder(config, NULL);
 }
 
 void pt_insn_free_decoder(struct pt_insn_decoder *decoder)
