@@ -59,7 +59,9 @@ static void ptasm_usage(FILE *out, const char *prog)
 	        "                         per line; the last is the trace "
 	        "file.\n"
 	        "\n"
-	        "The language is described in docs/ptasm.md.\n",
+	        "A file with an 'org' line holds x86 code for nasm, with the\n"
+	        "packets in '; @pt' comments.  The language is described in\n"
+	        "docs/ptasm.md.\n",
 	        prog);
 }
 
