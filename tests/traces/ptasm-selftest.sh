@@ -13,6 +13,10 @@
 #       <file>.pta must be rejected: ptasm exits 1, writes no files and
 #       reports "<file>.pta:<line>: error: <text>" for every line
 #       "; want-error: <line>: <text>" of the file.
+#   ptasm-selftest.sh <ptasm> args <file>.pta <workdir>
+#       the <file>-<tool>.args files ptasm writes hold, one per line, the
+#       words of every "; want-args(<tool>): <words>" line of the file, with
+#       <prefix> for the output prefix.
 #   ptasm-selftest.sh <ptasm> bytes <file>.pta <file>.hex <workdir>
 #       <file>.pta compiles to exactly the bytes listed in <file>.hex
 #       (hex numbers separated by blanks; '#' starts a comment).
@@ -125,6 +129,36 @@ bytes)
 		sed -e '/^$/d' > "$work/$name.got"
 	diff -u "$work/$name.want" "$work/$name.got" ||
 		fail "the trace bytes differ (- expected, + actual)"
+	;;
+
+args)
+	[ $# -eq 2 ] || fail "args: expected <file>.pta <workdir>"
+	pta=$1
+	work=$2
+	need_nasm "$pta"
+	name=$(basename "$pta" .pta)
+	work="$work/$name.d"
+	mkdir -p "$work" || exit 1
+	rm -f "$work/$name".* "$work/$name"-*
+	"$ptasm" -q -o "$work/$name" "$pta" || fail "ptasm exited with $?"
+	wants=0
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in
+		"; want-args("*"): "*) ;;
+		*) continue ;;
+		esac
+		want=${line#"; want-args("}
+		tool=${want%%)*}
+		want=${want#*): }
+		wants=$((wants + 1))
+		[ -f "$work/$name-$tool.args" ] ||
+			fail "ptasm wrote no $name-$tool.args"
+		got=$(sed -e "s|^$work/$name|<prefix>|" \
+			"$work/$name-$tool.args" | tr '\n' ' ' | sed -e 's/ $//')
+		[ "$got" = "$want" ] ||
+			fail "$tool: arguments '$got', the test wants '$want'"
+	done < "$pta"
+	[ "$wants" -gt 0 ] || fail "$pta has no '; want-args(<tool>):' line"
 	;;
 
 *)
