@@ -2,21 +2,34 @@
 /* Query-decoder throughput: ptdecode against libipt 2.0.5.
  *
  * Decodes the same in-memory buffers, in the same process, on one thread,
- * with two query decoders:
+ * with three decoders:
  *
+ *   batch     ptdecode's ptd_qry_next_batch() (include/ptdecode/ptd_query.h),
+ *             256 items per call;
  *   ptdecode  pt_qry_* of ptdecode (the default, accurate time estimator);
  *   libipt    libipt 2.0.5's pt_qry_*, loaded with dlopen() (the two
  *             libraries export the same symbols).
  *
- * Each does what a flow decoder does without the code: pt_qry_sync_forward,
- * then an event while one is pending, else a conditional branch, else (on
- * -pte_bad_query) an indirect branch, with pt_qry_time() after every step;
- * after an error, sync forward.  So every TNT bit, every IP and every event
- * is fetched and timestamped.  Each run counts branches, IPs, events and
- * errors and adds them to a checksum (times go into a separate sum, since
- * the two estimators differ by design); the counts are printed and must
- * agree, so that the work cannot be optimized away and both decoders did
- * the same work.
+ * The pull decoders do what a flow decoder does without the code:
+ * pt_qry_sync_forward, then an event while one is pending, else a
+ * conditional branch, else (on -pte_bad_query) an indirect branch, with
+ * pt_qry_time() after every step; after an error, sync forward.  The batch
+ * decoder returns the same results as items.  So every TNT bit, every IP and
+ * every event is fetched and timestamped.  The consumers do the same work
+ * with every result: they count conditional branches and their taken bits
+ * (a run of outcomes adds its count and its population count), mix every IP
+ * and event type into a checksum, count errors and synchronizations, and add
+ * the time of every branch, IP and event (tsc + lost_mtc + lost_cyc, when
+ * pt_qry_time() returns 0) to a time sum.  The counts are printed and must
+ * agree, so that the work cannot be optimized away and the decoders did the
+ * same work; the time sums of the two ptdecode decoders must be equal (the
+ * libipt estimator differs by design).
+ *
+ * Before timing, an untimed pass checks that the batch results equal the
+ * pull API's item for item: each item expanded (a run into single outcomes)
+ * against a ptdecode pull decoder stepped alongside, comparing kinds, taken
+ * bits, IPs, whole events, error codes and offsets, and pt_qry_time()'s
+ * value, lost counts and status.
  *
  * Inputs: every corpus trace found under --corpora (with the configuration
  * its README gives), then a buffer of at least --large-mb MiB: the corpus
@@ -83,9 +96,13 @@ static const struct {
 
 #define PTD_NCORPUS (sizeof(ptd_corpus_files) / sizeof(ptd_corpus_files[0]))
 
-enum { DEC_PTD, DEC_IPT, DEC_COUNT };
+enum { DEC_IPT, DEC_BATCH, DEC_PTD, DEC_COUNT };
 
-static const char *const ptd_dec_names[DEC_COUNT] = {"ptdecode", "libipt"};
+static const char *const ptd_dec_names[DEC_COUNT] = {"libipt", "batch",
+                                                     "ptdecode"};
+
+/* Items and events per ptd_qry_next_batch() call. */
+#define PTD_BATCH_ITEMS 256
 
 struct bench_opts {
 	const char *corpora;
@@ -93,11 +110,14 @@ struct bench_opts {
 	double min_seconds;
 	size_t large_size;
 	int smoke;
+	/* Time only this decoder (-1: all), only the concatenation. */
+	int only;
+	int large_only;
 };
 
 /* What one decoding pass over a buffer saw. */
 struct pass {
-	uint64_t cond, indirect, events, errors, syncs;
+	uint64_t cond, taken, indirect, events, errors, syncs;
 	uint64_t checksum;
 	uint64_t timesum;
 };
@@ -169,16 +189,16 @@ static inline void mix(struct pass *p, uint64_t v)
 				status = SYNC(dec, &ip);                       \
 				if (status == -pte_eos)                        \
 					break;                                 \
-				p->syncs++;                                    \
-				mix(p, (uint64_t)status);                      \
+				if (status >= 0)                               \
+					p->syncs++;                            \
 				continue;                                      \
 			}                                                      \
 			if (status & pts_event_pending) {                      \
 				status = EVENT(dec);                           \
-				if (status >= 0) {                             \
-					p->events++;                           \
-					mix(p, (uint64_t)EVTYPE);              \
-				}                                              \
+				if (status < 0)                                \
+					continue;                              \
+				p->events++;                                   \
+				mix(p, (uint64_t)EVTYPE);                      \
 			} else if (status & pts_eos) {                         \
 				status = -pte_eos;                             \
 				continue;                                      \
@@ -187,19 +207,75 @@ static inline void mix(struct pass *p, uint64_t v)
 				status = COND(dec, &taken);                    \
 				if (status == -pte_bad_query) {                \
 					status = INDIRECT(dec, &ip);           \
-					if (status >= 0) {                     \
-						p->indirect++;                 \
-						mix(p, ip);                    \
-					}                                      \
+					if (status < 0)                        \
+						continue;                      \
+					p->indirect++;                         \
+					mix(p, ip);                            \
 				} else if (status >= 0) {                      \
 					p->cond++;                             \
-					mix(p, (uint64_t)taken);               \
-				}                                              \
+					p->taken += (uint64_t)taken;           \
+				} else                                         \
+					continue;                              \
 			}                                                      \
 			if (TIME(dec, &tsc, &lmtc, &lcyc) >= 0)                \
 				p->timesum += tsc + lmtc + lcyc;               \
 		}                                                              \
 	} while (0)
+
+/* The batch decoder with the same consumer. */
+static int run_batch(const struct input *in, struct pass *p)
+{
+	struct ptd_qry_item items[PTD_BATCH_ITEMS];
+	struct pt_event events[PTD_BATCH_ITEMS];
+	struct pt_config config;
+	struct pt_query_decoder *dec;
+
+	input_config(&config, in);
+	dec = pt_qry_alloc_decoder(&config);
+	if (!dec)
+		return -1;
+	for (;;) {
+		int n = ptd_qry_next_batch(dec, items, PTD_BATCH_ITEMS, events,
+		                           PTD_BATCH_ITEMS);
+
+		if (n < 0)
+			break;
+		for (int i = 0; i < n; ++i) {
+			const struct ptd_qry_item *it = &items[i];
+			uint64_t t = it->tsc + it->lost_mtc + it->lost_cyc;
+
+			switch (it->kind) {
+			case ptd_qry_item_tnt:
+				p->cond += it->count;
+				p->taken += (uint64_t)__builtin_popcountll(
+				        it->value);
+				if (it->flags & ptd_qry_item_has_tsc)
+					p->timesum += t * it->count;
+				break;
+			case ptd_qry_item_tip:
+				p->indirect++;
+				mix(p, it->value);
+				if (it->flags & ptd_qry_item_has_tsc)
+					p->timesum += t;
+				break;
+			case ptd_qry_item_event:
+				p->events++;
+				mix(p, (uint64_t)events[it->value].type);
+				if (it->flags & ptd_qry_item_has_tsc)
+					p->timesum += t;
+				break;
+			case ptd_qry_item_sync:
+				p->syncs++;
+				break;
+			default:
+				p->errors++;
+				break;
+			}
+		}
+	}
+	pt_qry_free_decoder(dec);
+	return 0;
+}
 
 static int run_ptd(const struct input *in, struct pass *p)
 {
@@ -243,7 +319,194 @@ static int run(struct bench *b, int which, const struct input *in,
                struct pass *p)
 {
 	memset(p, 0, sizeof(*p));
-	return which == DEC_PTD ? run_ptd(in, p) : run_ipt(b->ipt, in, p);
+	switch (which) {
+	case DEC_BATCH:
+		return run_batch(in, p);
+	case DEC_PTD:
+		return run_ptd(in, p);
+	default:
+		return run_ipt(b->ipt, in, p);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* The item-for-item check of the batch decoder against the pull API          */
+/* ------------------------------------------------------------------------ */
+
+/* One result of the pull loop. */
+struct result {
+	int kind; /* enum ptd_qry_item_kind */
+	uint64_t value;
+	int error;
+	struct pt_event ev;
+	uint64_t tsc;
+	uint32_t lmtc, lcyc;
+	int time_status;
+};
+
+/* The pull loop, one result at a time. */
+struct puller {
+	struct pt_query_decoder *dec;
+	int status;
+};
+
+/* The next result of @pl in @r; 0 at the end. */
+static int pull_next(struct puller *pl, struct result *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (;;) {
+		int status = pl->status;
+
+		if (status < 0) {
+			uint64_t ip = 0;
+
+			if (status != -pte_nosync && status != -pte_eos) {
+				r->kind = ptd_qry_item_error;
+				r->error = status;
+				(void)pt_qry_get_offset(pl->dec, &r->value);
+				pl->status = -pte_nosync;
+				break;
+			}
+			pl->status = pt_qry_sync_forward(pl->dec, &ip);
+			if (pl->status == -pte_eos)
+				return 0;
+			if (pl->status < 0)
+				continue;
+			r->kind = ptd_qry_item_sync;
+			r->value = (pl->status & pts_ip_suppressed) ? 0 : ip;
+			break;
+		}
+		if (status & pts_event_pending) {
+			pl->status =
+			        pt_qry_event(pl->dec, &r->ev, sizeof(r->ev));
+			if (pl->status < 0)
+				continue;
+			r->kind = ptd_qry_item_event;
+			break;
+		}
+		if (status & pts_eos) {
+			pl->status = -pte_eos;
+			continue;
+		}
+		{
+			int taken = 0;
+			uint64_t ip = 0;
+
+			pl->status = pt_qry_cond_branch(pl->dec, &taken);
+			if (pl->status >= 0) {
+				r->kind = ptd_qry_item_tnt;
+				r->value = (uint64_t)taken;
+				break;
+			}
+			if (pl->status != -pte_bad_query)
+				continue;
+			pl->status = pt_qry_indirect_branch(pl->dec, &ip);
+			if (pl->status < 0)
+				continue;
+			r->kind = ptd_qry_item_tip;
+			r->value = (pl->status & pts_ip_suppressed) ? 0 : ip;
+			break;
+		}
+	}
+	r->time_status = pt_qry_time(pl->dec, &r->tsc, &r->lmtc, &r->lcyc);
+	return 1;
+}
+
+/* Whether the batch result (@it, outcome @bit of a run, @ev) equals @r. */
+static int same_result(const struct ptd_qry_item *it, unsigned bit,
+                       const struct pt_event *ev, const struct result *r)
+{
+	uint64_t value = it->value;
+
+	if (it->kind != r->kind)
+		return 0;
+	if (it->kind == ptd_qry_item_tnt)
+		value = (it->value >> (it->count - 1 - bit)) & 1;
+	if (it->kind == ptd_qry_item_event) {
+		if (memcmp(ev, &r->ev, sizeof(*ev)))
+			return 0;
+	} else if (value != r->value)
+		return 0;
+	if (it->error != r->error)
+		return 0;
+	/* A sync item carries the time pt_qry_time() gives after the sync;
+	 * an error item the time before the failed step.  Both are what
+	 * pt_qry_time() returns there. */
+	return it->tsc == r->tsc && it->lost_mtc == r->lmtc &&
+	       it->lost_cyc == r->lcyc &&
+	       !!(it->flags & ptd_qry_item_has_tsc) == (r->time_status >= 0);
+}
+
+/* Decode @in with both interfaces and compare every result.  Returns 0 if
+ * they agree; prints the first difference otherwise. */
+static int check_batch(const struct input *in)
+{
+	static struct ptd_qry_item items[PTD_BATCH_ITEMS];
+	static struct pt_event events[PTD_BATCH_ITEMS];
+	struct pt_config config;
+	struct pt_query_decoder *bdec;
+	struct puller pl;
+	uint64_t nresults = 0;
+	struct result r;
+	int failed = 0;
+
+	input_config(&config, in);
+	bdec = pt_qry_alloc_decoder(&config);
+	pl.dec = pt_qry_alloc_decoder(&config);
+	pl.status = -pte_nosync;
+	if (!bdec || !pl.dec) {
+		pt_qry_free_decoder(bdec);
+		pt_qry_free_decoder(pl.dec);
+		return -1;
+	}
+	for (;;) {
+		/* Vary the batch size so that the cuts fall everywhere. */
+		size_t want = 2 + (size_t)(nresults % (PTD_BATCH_ITEMS - 1));
+		int n = ptd_qry_next_batch(bdec, items, want, events, want / 2);
+
+		if (n < 0) {
+			if (n != -pte_eos || pull_next(&pl, &r)) {
+				printf("%s: batch ends (%d) before the pull "
+				       "API "
+				       "after %" PRIu64 " results\n",
+				       in->name, n, nresults);
+				failed = 1;
+			}
+			break;
+		}
+		for (int i = 0; i < n && !failed; ++i) {
+			const struct ptd_qry_item *it = &items[i];
+			unsigned m =
+			        it->kind == ptd_qry_item_tnt ? it->count : 1;
+
+			for (unsigned b = 0; b < m; ++b, ++nresults) {
+				const struct pt_event *ev =
+				        it->kind == ptd_qry_item_event
+				                ? &events[it->value]
+				                : NULL;
+
+				if (!pull_next(&pl, &r) ||
+				    !same_result(it, b, ev, &r)) {
+					printf("%s: result %" PRIu64
+					       " differs: batch kind %d "
+					       "value %#" PRIx64 " tsc %" PRIu64
+					       " error %d, pull kind "
+					       "%d value %#" PRIx64
+					       " tsc %" PRIu64 "\n",
+					       in->name, nresults, it->kind,
+					       it->value, it->tsc, it->error,
+					       r.kind, r.value, r.tsc);
+					failed = 1;
+					break;
+				}
+			}
+		}
+		if (failed)
+			break;
+	}
+	pt_qry_free_decoder(bdec);
+	pt_qry_free_decoder(pl.dec);
+	return failed ? -1 : 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -255,8 +518,9 @@ static int cmp_double(const void *a, const void *b)
 
 static int same_work(const struct pass *a, const struct pass *b)
 {
-	return a->cond == b->cond && a->indirect == b->indirect &&
-	       a->events == b->events && a->errors == b->errors;
+	return a->cond == b->cond && a->taken == b->taken &&
+	       a->indirect == b->indirect && a->events == b->events &&
+	       a->errors == b->errors;
 }
 
 /* Measure one input with both decoders and print its table row. */
@@ -269,7 +533,16 @@ static void bench_input(struct bench *b, const struct input *in)
 	unsigned loops = 1;
 	double t;
 
+	if (o->only < 0 && check_batch(in) < 0) {
+		printf("%s: the batch results differ from the pull API's\n",
+		       in->name);
+		b->failed = 1;
+	}
 	for (int d = 0; d < DEC_COUNT; ++d) {
+		if (o->only >= 0 && d != o->only && d != DEC_IPT) {
+			ref[d] = ref[DEC_IPT];
+			continue;
+		}
 		t = now();
 		if (run(b, d, in, &ref[d]) < 0) {
 			fprintf(stderr, "%s: cannot allocate a decoder\n",
@@ -296,6 +569,11 @@ static void bench_input(struct bench *b, const struct input *in)
 		for (int d = 0; d < DEC_COUNT; ++d) {
 			struct pass p;
 
+			if (o->only >= 0 && d != o->only) {
+				times[d][r] = 1.0;
+				continue;
+			}
+
 			t = now();
 			for (unsigned l = 0; l < loops; ++l)
 				(void)run(b, d, in, &p);
@@ -313,20 +591,33 @@ static void bench_input(struct bench *b, const struct input *in)
 		                                    2;
 	}
 
+	/* The two ptdecode decoders must agree on everything, times
+	 * included; libipt on the counts. */
+	if (o->only < 0 && (!same_work(&ref[DEC_BATCH], &ref[DEC_PTD]) ||
+	                    ref[DEC_BATCH].checksum != ref[DEC_PTD].checksum ||
+	                    ref[DEC_BATCH].timesum != ref[DEC_PTD].timesum ||
+	                    ref[DEC_BATCH].syncs != ref[DEC_PTD].syncs)) {
+		printf("%s: the batch and pull passes differ\n", in->name);
+		b->failed = 1;
+	}
 	printf("%-24s %10zu %9" PRIu64 " %8" PRIu64 " %7" PRIu64 " %5" PRIu64
 	       "%s",
-	       in->name, in->size, ref[0].cond, ref[0].indirect, ref[0].events,
-	       ref[0].errors, same_work(&ref[0], &ref[1]) ? " " : "*");
+	       in->name, in->size, ref[DEC_PTD].cond, ref[DEC_PTD].indirect,
+	       ref[DEC_PTD].events, ref[DEC_PTD].errors,
+	       same_work(&ref[DEC_PTD], &ref[DEC_IPT]) ? " " : "*");
 	for (int d = 0; d < DEC_COUNT; ++d)
-		printf(" | %7.0f %7.0f", (double)in->size / best[d] / 1e6,
+		printf(" | %5.0f %5.0f", (double)in->size / best[d] / 1e6,
 		       (double)in->size / median[d] / 1e6);
-	printf(" | %5.2f %5.2f\n", best[DEC_IPT] / best[DEC_PTD],
+	printf(" | %5.2f %5.2f | %5.2f %5.2f\n",
+	       best[DEC_IPT] / best[DEC_BATCH],
+	       median[DEC_IPT] / median[DEC_BATCH],
+	       best[DEC_IPT] / best[DEC_PTD],
 	       median[DEC_IPT] / median[DEC_PTD]);
-	if (!same_work(&ref[0], &ref[1]))
+	if (!same_work(&ref[DEC_PTD], &ref[DEC_IPT]))
 		printf("  * libipt: %" PRIu64 " cond, %" PRIu64
 		       " indirect, %" PRIu64 " events, %" PRIu64 " errors\n",
-		       ref[1].cond, ref[1].indirect, ref[1].events,
-		       ref[1].errors);
+		       ref[DEC_IPT].cond, ref[DEC_IPT].indirect,
+		       ref[DEC_IPT].events, ref[DEC_IPT].errors);
 	fflush(stdout);
 out:
 	for (int d = 0; d < DEC_COUNT; ++d)
@@ -456,29 +747,33 @@ static void print_header(void)
 	printf("%-24s %10s %9s %8s %7s %5s ", "input", "bytes", "cond",
 	       "indirect", "events", "errs");
 	for (int d = 0; d < DEC_COUNT; ++d)
-		printf(" | %-15s", ptd_dec_names[d]);
-	printf(" | %-11s\n", "libipt/ptd");
+		printf(" | %-11s", ptd_dec_names[d]);
+	printf(" | %-11s | %-11s\n", "libipt/batch", "libipt/ptd");
 	printf("%-24s %10s %9s %8s %7s %5s ", "", "", "", "", "", "");
 	for (int d = 0; d < DEC_COUNT; ++d)
-		printf(" | %7s %7s", "MB/s", "MB/s");
-	printf(" | %5s %5s\n", "time", "time");
+		printf(" | %5s %5s", "MB/s", "MB/s");
+	printf(" | %5s %5s | %5s %5s\n", "time", "time", "time", "time");
 	printf("%-24s %10s %9s %8s %7s %5s ", "", "", "", "", "", "");
 	for (int d = 0; d < DEC_COUNT; ++d)
-		printf(" | %7s %7s", "best", "median");
-	printf(" | %5s %5s\n", "best", "med");
+		printf(" | %5s %5s", "best", "med");
+	printf(" | %5s %5s | %5s %5s\n", "best", "med", "best", "med");
 }
 
 static void usage(const char *prog)
 {
 	fprintf(stderr,
 	        "usage: %s [--smoke] [--reps N] [--min-ms N] [--large-mb N] "
-	        "[--corpora DIR]\n"
+	        "[--corpora DIR] [--large-only] [--only DEC]\n"
 	        "  --smoke       a quick run on a small encoded trace (ctest)\n"
 	        "  --reps N      samples per measurement (default 9)\n"
 	        "  --min-ms N    minimum length of a sample (default 50)\n"
 	        "  --large-mb N  size of the concatenation in MiB (default "
 	        "64)\n"
-	        "  --corpora DIR the real traces (default %s)\n",
+	        "  --corpora DIR the real traces (default %s)\n"
+	        "  --large-only  only the concatenation\n"
+	        "  --only DEC    time only DEC: batch, ptdecode or libipt "
+	        "(for\n"
+	        "                profiles; skips the item-for-item check)\n",
 	        prog, PTD_CORPORA_DIR);
 }
 
@@ -504,6 +799,7 @@ int main(int argc, char **argv)
 	char msg[256];
 
 	memset(&o, 0, sizeof(o));
+	o.only = -1;
 	memset(&large, 0, sizeof(large));
 	o.corpora = PTD_CORPORA_DIR;
 	for (int i = 1; i < argc; ++i) {
@@ -523,6 +819,15 @@ int main(int argc, char **argv)
 				goto bad;
 		} else if (!strcmp(arg, "--corpora") && val) {
 			o.corpora = argv[++i];
+		} else if (!strcmp(arg, "--large-only")) {
+			o.large_only = 1;
+		} else if (!strcmp(arg, "--only") && val) {
+			++i;
+			for (o.only = 0; o.only < DEC_COUNT; ++o.only)
+				if (!strcmp(argv[i], ptd_dec_names[o.only]))
+					break;
+			if (o.only == DEC_COUNT)
+				goto bad;
 		} else {
 			goto bad;
 		}
@@ -581,7 +886,7 @@ int main(int argc, char **argv)
 		in->cfg = ptd_corpus_files[i].cfg;
 		ncorpus += 1;
 	}
-	for (size_t i = 0; i < ncorpus; ++i)
+	for (size_t i = 0; i < ncorpus && !o.large_only; ++i)
 		bench_input(&b, &corpus[i]);
 	if (ncorpus &&
 	    concat_inputs(&large, corpus, ncorpus, o.large_size) == 0) {

@@ -26,9 +26,44 @@ static inline void ptd_last_ip_init(struct ptd_last_ip *last)
 }
 
 /* Apply an IP packet's payload.  Returns 0, or -pte_bad_packet for a
- * reserved IP compression. */
-int ptd_last_ip_update(struct ptd_last_ip *last,
-                       const struct pt_packet_ip *packet);
+ * reserved IP compression.  Inline: the batch decoder's loop runs it for
+ * every TIP. */
+static inline int ptd_last_ip_update(struct ptd_last_ip *last,
+                                     const struct pt_packet_ip *packet)
+{
+	uint64_t payload = packet->ip;
+
+	switch (packet->ipc) {
+	case pt_ipc_suppressed:
+		last->suppressed = 1;
+		return 0;
+	case pt_ipc_update_16:
+		last->ip = (last->ip & ~UINT64_C(0xffff)) | (payload & 0xffff);
+		break;
+	case pt_ipc_update_32:
+		last->ip = (last->ip & ~UINT64_C(0xffffffff)) |
+		           (payload & 0xffffffff);
+		break;
+	case pt_ipc_update_48:
+		last->ip = (last->ip & ~UINT64_C(0xffffffffffff)) |
+		           (payload & UINT64_C(0xffffffffffff));
+		break;
+	case pt_ipc_sext_48:
+		payload &= UINT64_C(0xffffffffffff);
+		if (payload & (UINT64_C(1) << 47))
+			payload |= ~UINT64_C(0xffffffffffff);
+		last->ip = payload;
+		break;
+	case pt_ipc_full:
+		last->ip = payload;
+		break;
+	default:
+		return -pte_bad_packet;
+	}
+	last->have_ip = 1;
+	last->suppressed = 0;
+	return 0;
+}
 
 /* Store the last IP in @ip (if not NULL).  Returns 0, -pte_noip if no IP
  * was seen since the last reset, or -pte_ip_suppressed if the last IP

@@ -70,7 +70,23 @@ struct pt_query_decoder {
 	/* The time engine, and its state at the last result. */
 	struct ptd_time time;
 	struct ptd_qry_time last_time;
+
+	/* An error that ptd_qry_next_batch() has yet to report and recover
+	 * from (it ran out of items), or 0. */
+	int batch_error;
 };
+
+/* The ptd_qf flags of a decoded packet. */
+unsigned ptd_qry_packet_flags(const struct pt_packet *packet);
+
+/* The status flags (enum pt_status_flag) after a result. */
+int ptd_qry_status(struct pt_query_decoder *decoder);
+
+/* Take the time of the result just produced (pt_qry_time()). */
+void ptd_qry_snapshot(struct pt_query_decoder *decoder);
+
+/* Read on up to the next packet that matters to a query. */
+int ptd_qry_read_ahead(struct pt_query_decoder *decoder);
 
 /* Decode the packet at decoder->pos into decoder->next. */
 int ptd_qry_fetch(struct pt_query_decoder *decoder);

@@ -57,7 +57,7 @@ static unsigned ptd_qry_flags(enum pt_packet_type type)
 
 /* ptd_qry_flags() for a decoded packet: CFE and EVD of types libipt does not
  * know make no event (the decoder skips them while reading ahead). */
-static unsigned ptd_qry_packet_flags(const struct pt_packet *packet)
+unsigned ptd_qry_packet_flags(const struct pt_packet *packet)
 {
 	switch (packet->type) {
 	case ppt_cfe:
@@ -231,7 +231,7 @@ void ptd_qry_stamp(struct pt_query_decoder *decoder, struct ptd_evq_slot *slot)
 	slot->stamped = 1;
 }
 
-static void ptd_qry_snapshot(struct pt_query_decoder *decoder)
+void ptd_qry_snapshot(struct pt_query_decoder *decoder)
 {
 	struct ptd_qry_time *last = &decoder->last_time;
 
@@ -317,7 +317,7 @@ static int ptd_qry_will_eos(struct pt_query_decoder *decoder)
 	       decoder->next_err == -pte_eos;
 }
 
-static int ptd_qry_status(struct pt_query_decoder *decoder)
+int ptd_qry_status(struct pt_query_decoder *decoder)
 {
 	int flags = 0;
 
@@ -1406,7 +1406,7 @@ static int ptd_qry_decode(struct pt_query_decoder *decoder)
 }
 
 /* Read on up to the next packet that matters to a query. */
-static int ptd_qry_read_ahead(struct pt_query_decoder *decoder)
+int ptd_qry_read_ahead(struct pt_query_decoder *decoder)
 {
 	for (;;) {
 		int err = ptd_qry_fetch(decoder);
@@ -1492,6 +1492,7 @@ static int ptd_qry_start(struct pt_query_decoder *decoder, const uint8_t *pos,
 
 	ptd_qry_reset_state(decoder);
 	ptd_time_reset(&decoder->time);
+	decoder->batch_error = 0;
 	decoder->sync = pos;
 	decoder->pos = pos;
 	decoder->pstate.bip_size = 0;

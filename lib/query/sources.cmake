@@ -1,8 +1,8 @@
 # Sources of the query layer (relative to this folder).
 list(APPEND PTD_LAYER_SOURCES
-  last_ip.c
   tnt_cache.c
   evq.c
   ovf.c
   query.c
+  batch.c
 )

@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The batch interface of the query decoder: ptd_qry_next_batch().
+ *
+ * It runs the loop that include/ptdecode/ptd_query.h describes on the
+ * decoder's own state, so every result is the pull API's.  Two paths:
+ *
+ *   slow  one step of the loop through the pull functions themselves
+ *         (pt_qry_event, pt_qry_cond_branch, pt_qry_indirect_branch,
+ *         pt_qry_sync_forward), their results packed into items;
+ *   fast  the steps that make up nearly all of a trace, done here on the
+ *         same state without the pull API's per-call work: a TNT packet
+ *         (all its outcomes at once, merged with the run before it when
+ *         their times agree), a TIP, and the TIP.PGE / TIP.PGD that enable
+ *         and disable tracing, each while no event waits for a packet; the
+ *         read-ahead after them skips PAD and feeds TSC, TMA, MTC and CYC
+ *         to the time engine in a tight loop.
+ *
+ * The fast path does what the pull functions would do, in the same order,
+ * so the two can take turns at any step: it stops at whatever it does not
+ * handle (PSB, events that wait for a later packet, decode errors, PEBS
+ * blocks, the end of the buffer) and leaves it to the slow path.  The time of
+ * an item is the decoder's snapshot (pt_qry_time()), taken after the packet
+ * that makes the result and before the read-ahead, as the pull API does. */
+#include "qry_decoder.h"
+
+#include "ptdecode/ptdecode.h"
+
+#include <string.h>
+
+/* The state of one ptd_qry_next_batch() call. */
+struct ptd_qry_bcall {
+	struct ptd_qry_item *items;
+	size_t nitems, count;
+	struct pt_event *events;
+	size_t nevents, nev;
+	/* The time engine may have moved since decoder->last_time was
+	 * taken. */
+	int dirty;
+	/* The last item is a run of outcomes that the next outcomes may
+	 * join: the fast path made it and the time has not changed since. */
+	int run_open;
+};
+
+/* Take the time of a result, as pt_qry_time() will report it. */
+static inline void ptd_qry_bsnap(struct pt_query_decoder *decoder,
+                                 struct ptd_qry_bcall *call)
+{
+	if (call->dirty) {
+		ptd_qry_snapshot(decoder);
+		call->dirty = 0;
+		call->run_open = 0;
+	}
+}
+
+/* Append an item of @kind with the decoder's result time. */
+static inline struct ptd_qry_item *
+ptd_qry_bitem(const struct pt_query_decoder *decoder,
+              struct ptd_qry_bcall *call, enum ptd_qry_item_kind kind)
+{
+	const struct ptd_qry_time *t = &decoder->last_time;
+	struct ptd_qry_item *it = &call->items[call->count++];
+
+	it->kind = (uint8_t)kind;
+	it->flags = t->tsc_status >= 0 ? ptd_qry_item_has_tsc : 0;
+	it->count = 0;
+	it->reserved = 0;
+	it->error = 0;
+	it->lost_mtc = t->lost_mtc;
+	it->lost_cyc = t->lost_cyc;
+	it->tsc = t->tsc;
+	it->value = 0;
+	return it;
+}
+
+/* Append @size outcomes @bits (oldest in the highest bit): to the last item
+ * if it is a run with the same time and room, else as a new item. */
+static inline void ptd_qry_btnt(const struct pt_query_decoder *decoder,
+                                struct ptd_qry_bcall *call, uint64_t bits,
+                                unsigned size)
+{
+	const struct ptd_qry_time *t = &decoder->last_time;
+
+	if (call->count) {
+		struct ptd_qry_item *last = &call->items[call->count - 1];
+
+		if (last->kind == ptd_qry_item_tnt &&
+		    last->count + size <= 64 && last->tsc == t->tsc &&
+		    last->lost_mtc == t->lost_mtc &&
+		    last->lost_cyc == t->lost_cyc &&
+		    !(last->flags & ptd_qry_item_has_tsc) ==
+		            !(t->tsc_status >= 0)) {
+			last->value = (last->value << size) | bits;
+			last->count = (uint8_t)(last->count + size);
+			return;
+		}
+	}
+	{
+		struct ptd_qry_item *it =
+		        ptd_qry_bitem(decoder, call, ptd_qry_item_tnt);
+
+		it->count = (uint8_t)size;
+		it->value = bits;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* The fast path                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Whether the fast path may take the packet in decoder->next: it is
+ * decoded without error, nothing is pending (event, outcome, packet to
+ * keep), and no PEBS block is open. */
+static inline int ptd_qry_fast_ok(const struct pt_query_decoder *decoder)
+{
+	const struct ptd_evq *evq = &decoder->evq;
+
+	return decoder->have_next && !decoder->next_err &&
+	       !decoder->consume_packet && !decoder->tnt.mask &&
+	       !decoder->pstate.bip_size &&
+	       !(evq->count[ptd_evb_psbend] | evq->count[ptd_evb_tip] |
+	         evq->count[ptd_evb_fup] | evq->count[ptd_evb_cfe]);
+}
+
+/* The packets the fast path takes: TNT-8, TNT-64 and TIP while no event is
+ * pending, TIP.PGE and TIP.PGD when one is (they are the event).  The pull
+ * API's read-ahead stops at each of them, and, with nothing pending, at no
+ * other packet that the fast read-ahead decodes. */
+static inline int ptd_qry_fast_type(enum pt_packet_type type)
+{
+	switch (type) {
+	case ppt_tnt_8:
+	case ppt_tnt_64:
+	case ppt_tip:
+	case ppt_tip_pge:
+	case ppt_tip_pgd:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* A result of the fast path, held back until the read-ahead after its
+ * packet succeeds (the pull API drops a result whose read-ahead fails). */
+struct ptd_qry_fres {
+	enum ptd_qry_item_kind kind;
+	unsigned size;  /* tnt: outcomes */
+	uint64_t value; /* tnt: outcomes; tip: IP */
+	int suppressed; /* tip: IP suppressed */
+};
+
+/* Run fast steps from decoder->next (ptd_qry_fast_ok() holds and the
+ * packet is of a ptd_qry_fast_type()) as long as they last: take the
+ * packet, read ahead over PAD and timing packets to the next one, emit the
+ * result, and go on if that one is fast, too.  Leaves the decoder as the pull
+ * API would after the last result and returns the status the pull API would
+ * have returned with it (or its error), or 1 << 30 when the packet at
+ * decoder->next is not one that this function takes. */
+static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
+                            struct ptd_qry_bcall *call)
+{
+	const struct pt_config *config = &decoder->config;
+	const uint8_t *const end = config->end;
+	const uint8_t *const limit = end - 16;
+	const uint8_t *pos = decoder->pos;
+	struct pt_packet *pkt = &decoder->next;
+	struct ptd_qry_item *const items = call->items;
+	int size = decoder->next_size;
+	int status;
+
+	for (;;) {
+		struct ptd_qry_fres res = {ptd_qry_item_tnt, 0, 0, 0};
+		struct ptd_qry_item *it;
+		struct pt_event *ev = NULL;
+		enum pt_packet_type type = pkt->type;
+
+		if (call->count + 2 > call->nitems)
+			return (type == ppt_tip_pge || type == ppt_tip_pgd)
+			               ? pts_event_pending
+			               : 0;
+
+		/* Take the packet: what pt_qry_cond_branch(),
+		 * pt_qry_indirect_branch() or pt_qry_event() would. */
+		switch (type) {
+		case ppt_tnt_8:
+		case ppt_tnt_64:
+			res.kind = ptd_qry_item_tnt;
+			res.size = pkt->payload.tnt.bit_size;
+			res.value = pkt->payload.tnt.payload;
+			if (!res.size)
+				return 1 << 30;
+			break;
+
+		case ppt_tip:
+			res.kind = ptd_qry_item_tip;
+			if (ptd_last_ip_update(&decoder->ip, &pkt->payload.ip) <
+			    0)
+				return 1 << 30;
+			/* The IP before the read-ahead, which may reach a
+			 * PSB+. */
+			res.suppressed =
+			        ptd_last_ip_query(&res.value, &decoder->ip) < 0;
+			break;
+
+		case ppt_tip_pge:
+		case ppt_tip_pgd:
+			if (call->nev >= call->nevents)
+				return 1 << 30;
+			if (ptd_last_ip_update(&decoder->ip, &pkt->payload.ip) <
+			    0)
+				return 1 << 30;
+			res.kind = ptd_qry_item_event;
+			res.suppressed =
+			        ptd_last_ip_query(&res.value, &decoder->ip) < 0;
+			ev = &call->events[call->nev];
+			memset(ev, 0, sizeof(*ev));
+			if (type == ppt_tip_pge) {
+				/* An enabled event needs its IP. */
+				if (res.suppressed)
+					return 1 << 30;
+				decoder->enabled = 1;
+				ev->type = ptev_enabled;
+				ev->variant.enabled.ip = res.value;
+			} else {
+				decoder->enabled = 0;
+				ev->type = ptev_disabled;
+				if (res.suppressed)
+					ev->ip_suppressed = 1;
+				else
+					ev->variant.disabled.ip = res.value;
+			}
+			break;
+
+		default:
+			return 1 << 30;
+		}
+
+		/* Consume it (the time engine ignores these packets) and take
+		 * the time of the result. */
+		pos += size;
+		ptd_qry_bsnap(decoder, call);
+		if (ev) {
+			const struct ptd_qry_time *t = &decoder->last_time;
+
+			ev->has_tsc = t->tsc_status >= 0;
+			ev->tsc = t->tsc;
+			ev->lost_mtc = t->lost_mtc;
+			ev->lost_cyc = t->lost_cyc;
+		}
+
+		/* Read ahead: skip PAD, feed timing packets to the time
+		 * engine, stop at the next packet that matters. */
+		for (;;) {
+			struct ptd_pkt_state state;
+			struct ptd_time_ahead ahead;
+
+			if (pos >= limit)
+				goto generic;
+			while (*pos == 0)
+				if (++pos >= limit)
+					goto generic;
+			size = ptd_pkt_decode_fast(pos, pkt);
+			if (!size) {
+				state.bip_size = 0;
+				size = ptd_pkt_decode(pos, end, config, pkt,
+				                      &state);
+				if (size <= 0 || state.bip_size)
+					goto generic;
+			}
+			if (ptd_qry_fast_type(pkt->type))
+				break;
+			switch (pkt->type) {
+			case ppt_tsc:
+			case ppt_tma:
+			case ppt_mtc:
+			case ppt_cyc:
+				ahead.pos = pos + size;
+				ahead.end = end;
+				ahead.state.bip_size = 0;
+				(void)ptd_time_update(&decoder->time, pkt,
+				                      &ahead);
+				call->dirty = 1;
+				pos += size;
+				continue;
+			default:
+				goto generic;
+			}
+		}
+
+		/* The next packet is a fast one: as ptd_qry_fetch() leaves
+		 * it. */
+		decoder->pos = pos;
+		decoder->next_size = size;
+		decoder->next_pstate.bip_size = 0;
+		if (pkt->type == ppt_tip_pge || pkt->type == ppt_tip_pgd) {
+			decoder->next_flags = ptd_qf_event;
+			status = pts_event_pending;
+		} else {
+			decoder->next_flags =
+			        pkt->type == ppt_tip ? ptd_qf_tip : ptd_qf_tnt;
+			status = 0;
+		}
+
+		/* Emit the result. */
+		if (res.kind == ptd_qry_item_tnt) {
+			if (call->run_open) {
+				it = &items[call->count - 1];
+				if (it->count + res.size <= 64) {
+					it->value = (it->value << res.size) |
+					            res.value;
+					it->count =
+					        (uint8_t)(it->count + res.size);
+					goto emitted;
+				}
+			}
+			it = ptd_qry_bitem(decoder, call, ptd_qry_item_tnt);
+			it->count = (uint8_t)res.size;
+			it->value = res.value;
+			call->run_open = 1;
+		} else {
+			it = ptd_qry_bitem(decoder, call, res.kind);
+			call->run_open = 0;
+			if (res.kind == ptd_qry_item_event)
+				it->value = call->nev++;
+			else if (res.suppressed)
+				it->flags |= ptd_qry_item_ip_suppressed;
+			else
+				it->value = res.value;
+		}
+	emitted:
+		/* A run stays open only while the time does not change. */
+		if (call->dirty)
+			call->run_open = 0;
+		continue;
+
+	generic:
+		/* The pull API's read-ahead from here on. */
+		decoder->pos = pos;
+		decoder->pstate.bip_size = 0;
+		decoder->have_next = 0;
+		call->dirty = 1;
+		call->run_open = 0;
+		status = ptd_qry_read_ahead(decoder);
+		if (status < 0 && status != -pte_eos)
+			return status;
+		if (res.kind == ptd_qry_item_tnt) {
+			it = ptd_qry_bitem(decoder, call, ptd_qry_item_tnt);
+			it->count = (uint8_t)res.size;
+			it->value = res.value;
+		} else {
+			it = ptd_qry_bitem(decoder, call, res.kind);
+			if (res.kind == ptd_qry_item_event)
+				it->value = call->nev++;
+			else if (res.suppressed)
+				it->flags |= ptd_qry_item_ip_suppressed;
+			else
+				it->value = res.value;
+		}
+		return ptd_qry_status(decoder);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* The slow path                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* An error item for @err at the decoder's position. */
+static void ptd_qry_berror(struct pt_query_decoder *decoder,
+                           struct ptd_qry_bcall *call, int err)
+{
+	struct ptd_qry_item *it =
+	        ptd_qry_bitem(decoder, call, ptd_qry_item_error);
+	uint64_t offset = 0;
+
+	(void)pt_qry_get_offset(decoder, &offset);
+	it->error = err;
+	it->value = offset;
+}
+
+/* One step of the loop through the pull API.  Returns the new status, or
+ * 1 << 30 if the call must stop (no room for an event). */
+static int ptd_qry_slow_step(struct pt_query_decoder *decoder,
+                             struct ptd_qry_bcall *call, int status)
+{
+	struct ptd_qry_item *it;
+	uint64_t ip = 0;
+	int taken = 0;
+
+	call->dirty = 1;
+	if (status & pts_event_pending) {
+		struct pt_event *ev;
+
+		if (call->nev >= call->nevents)
+			return 1 << 30;
+		ev = &call->events[call->nev];
+		status = pt_qry_event(decoder, ev, sizeof(*ev));
+		if (status >= 0) {
+			it = ptd_qry_bitem(decoder, call, ptd_qry_item_event);
+			it->value = call->nev++;
+		}
+		return status;
+	}
+	status = pt_qry_cond_branch(decoder, &taken);
+	if (status >= 0) {
+		ptd_qry_btnt(decoder, call, (uint64_t)taken, 1);
+		return status;
+	}
+	if (status != -pte_bad_query)
+		return status;
+	status = pt_qry_indirect_branch(decoder, &ip);
+	if (status >= 0) {
+		it = ptd_qry_bitem(decoder, call, ptd_qry_item_tip);
+		if (status & pts_ip_suppressed)
+			it->flags |= ptd_qry_item_ip_suppressed;
+		else
+			it->value = ip;
+	}
+	return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The API                                                                    */
+/* ------------------------------------------------------------------------ */
+
+int ptd_qry_next_batch(struct pt_query_decoder *decoder,
+                       struct ptd_qry_item *items, size_t nitems,
+                       struct pt_event *events, size_t nevents)
+{
+	struct ptd_qry_bcall call;
+	int status;
+
+	if (!decoder || !items || nitems < 2 || (!events && nevents))
+		return -pte_invalid;
+
+	call.items = items;
+	call.nitems = nitems;
+	call.count = 0;
+	call.events = events;
+	call.nevents = nevents;
+	call.nev = 0;
+	call.dirty = 1;
+	call.run_open = 0;
+
+	if (decoder->batch_error)
+		status = decoder->batch_error;
+	else if (!decoder->pos)
+		status = -pte_nosync;
+	else
+		status = ptd_qry_status(decoder);
+	decoder->batch_error = 0;
+
+	while (call.count + 2 <= call.nitems) {
+		if (status < 0) {
+			uint64_t ip = 0;
+			int err = status;
+
+			if (err != -pte_nosync && err != -pte_eos)
+				ptd_qry_berror(decoder, &call, err);
+			status = pt_qry_sync_forward(decoder, &ip);
+			call.dirty = 1;
+			if (status == -pte_eos)
+				break;
+			if (status >= 0) {
+				struct ptd_qry_item *it = ptd_qry_bitem(
+				        decoder, &call, ptd_qry_item_sync);
+
+				if (status & pts_ip_suppressed)
+					it->flags |= ptd_qry_item_ip_suppressed;
+				else
+					it->value = ip;
+			}
+			continue;
+		}
+		if (!(status & pts_eos) && ptd_qry_fast_ok(decoder) &&
+		    ptd_qry_fast_type(decoder->next.type) &&
+		    !(status & pts_event_pending) ==
+		            !(decoder->next.type == ppt_tip_pge ||
+		              decoder->next.type == ppt_tip_pgd)) {
+			int st = ptd_qry_fast_run(decoder, &call);
+
+			if (st != 1 << 30) {
+				status = st;
+				continue;
+			}
+			/* The state may have moved on before a packet that
+			 * the fast path does not take. */
+			status = ptd_qry_status(decoder);
+		}
+		call.run_open = 0;
+		if (status & pts_eos) {
+			if (!(status & pts_event_pending)) {
+				status = -pte_eos;
+				continue;
+			}
+		}
+		status = ptd_qry_slow_step(decoder, &call, status);
+		if (status == 1 << 30) {
+			status = ptd_qry_status(decoder);
+			break;
+		}
+	}
+
+	/* An error or the end not handled yet waits for the next call. */
+	if (status < 0)
+		decoder->batch_error = status;
+	if (call.count)
+		return (int)call.count;
+	return -pte_eos;
+}
