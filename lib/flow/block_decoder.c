@@ -184,6 +184,8 @@ static int blk_proceed(struct ptd_flow *flow, struct pt_block *block)
 {
 	const int stop_on_jump = flow->config.flags.variant.block.end_on_jump;
 	const struct ptd_fsec *bsec = NULL;
+	struct ptd_fpath *prev = NULL;
+	int prev_slot = 0;
 	struct ptd_finsn insn;
 	int status = 0;
 
@@ -202,10 +204,23 @@ static int blk_proceed(struct ptd_flow *flow, struct pt_block *block)
 		 * instruction on them needs trace or binds an event. */
 		if (sec && flow->ip - sec->vaddr < sec->size &&
 		    ptd_flow_quiet(flow) && (!block->ninsn || sec == bsec)) {
-			const struct ptd_fpath *path;
+			struct ptd_fpath *path = NULL;
 
-			path = ptd_fmem_path(&flow->mem, flow->ip, flow->mode,
-			                     stop_on_jump);
+			/* Where the last path's branch went, most likely. */
+			if (prev) {
+				path = prev->succ[prev_slot];
+				if (!path || path->ip != flow->ip ||
+				    path->mode != (uint8_t)flow->mode) {
+					path = ptd_fmem_path(
+					        &flow->mem, flow->ip,
+					        flow->mode, stop_on_jump);
+					prev->succ[prev_slot] = path;
+				}
+				prev = NULL;
+			} else {
+				path = ptd_fmem_path(&flow->mem, flow->ip,
+				                     flow->mode, stop_on_jump);
+			}
 			if (path && (path->ninsn || path->term) &&
 			    (uint32_t)block->ninsn + path->ninsn < UINT16_MAX) {
 				if (!block->ninsn) {
@@ -233,9 +248,20 @@ static int blk_proceed(struct ptd_flow *flow, struct pt_block *block)
 				status = ptd_flow_exec(flow, &insn);
 				if (!blk_add(flow, block, &insn, status))
 					return status;
+				/* Remember where the branch went. */
+				if (insn.iclass == ptic_cond_jump) {
+					prev = path;
+					prev_slot =
+					        flow->ip != insn.ip + insn.size;
+				} else if (insn.iclass == ptic_call &&
+				           insn.is_direct) {
+					prev = path;
+					prev_slot = 0;
+				}
 				continue;
 			}
 		}
+		prev = NULL;
 
 		insn.raw = NULL;
 		insn.size = 0;

@@ -323,6 +323,17 @@ static int flow_proceed(struct ptd_flow *flow, const struct ptd_finsn *insn)
 
 	flow->ip = insn->ip + insn->size;
 
+	/* The most frequent branch first, outside the switch. */
+	if (insn->iclass == ptic_cond_jump) {
+		status = flow_cond_branch(flow, &taken, evip);
+		if (status < 0)
+			return status;
+		flow->status = status;
+		if (taken)
+			flow->ip += (uint64_t)(int64_t)insn->disp;
+		return 0;
+	}
+
 	switch (insn->iclass) {
 	case ptic_other:
 	case ptic_ptwrite:

@@ -31,6 +31,12 @@ static void fmem_flush(struct ptd_fmem *mem)
 			free(sec->pages[p]);
 		free(sec->pages);
 		free(sec->paths);
+		while (sec->chunks) {
+			struct ptd_fchunk *next = sec->chunks->next;
+
+			free(sec->chunks);
+			sec->chunks = next;
+		}
 	}
 	mem->nsecs = 0;
 	mem->cur = NULL;
@@ -265,50 +271,64 @@ int ptd_fmem_fetch_slow(struct ptd_fmem *mem, struct ptd_finsn *insn,
 	return 0;
 }
 
+static uint32_t path_hash(uint64_t ip)
+{
+	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 40);
+}
+
 /* Insert @path into @sec's table (growing it).  Returns the stored copy or
  * NULL if memory runs out. */
-static const struct ptd_fpath *fsec_insert(struct ptd_fsec *sec,
-                                           const struct ptd_fpath *path)
+static struct ptd_fpath *fsec_insert(struct ptd_fsec *sec,
+                                     const struct ptd_fpath *path)
 {
-	struct ptd_fpath *slot;
+	struct ptd_fpath *stored;
 	uint32_t h;
 
 	if (!sec->paths || 2 * (sec->npaths + 1) > sec->path_mask + 1) {
 		uint32_t cap = sec->paths ? 2 * (sec->path_mask + 1) : 256;
-		struct ptd_fpath *paths = calloc(cap, sizeof(*paths));
+		struct ptd_fpath **paths = calloc(cap, sizeof(*paths));
 		uint32_t i;
 
 		if (!paths)
 			return NULL;
 		for (i = 0; sec->paths && i <= sec->path_mask; i++) {
-			const struct ptd_fpath *old = &sec->paths[i];
+			struct ptd_fpath *old = sec->paths[i];
 
-			if (!old->used)
+			if (!old)
 				continue;
-			h = (uint32_t)((old->ip * 0x9e3779b97f4a7c15ull) >> 40);
-			while (paths[h & (cap - 1)].used)
+			h = path_hash(old->ip);
+			while (paths[h & (cap - 1)])
 				h++;
-			paths[h & (cap - 1)] = *old;
+			paths[h & (cap - 1)] = old;
 		}
 		free(sec->paths);
 		sec->paths = paths;
 		sec->path_mask = cap - 1;
 	}
-	h = (uint32_t)((path->ip * 0x9e3779b97f4a7c15ull) >> 40);
-	for (;; h++) {
-		slot = &sec->paths[h & sec->path_mask];
-		if (!slot->used)
-			break;
+	if (!sec->chunks ||
+	    sec->chunks->used ==
+	            sizeof(sec->chunks->path) / sizeof(sec->chunks->path[0])) {
+		struct ptd_fchunk *chunk = malloc(sizeof(*chunk));
+
+		if (!chunk)
+			return NULL;
+		chunk->next = sec->chunks;
+		chunk->used = 0;
+		sec->chunks = chunk;
 	}
-	*slot = *path;
-	slot->used = 1;
+	stored = &sec->chunks->path[sec->chunks->used++];
+	*stored = *path;
+	stored->used = 1;
+	h = path_hash(path->ip);
+	while (sec->paths[h & sec->path_mask])
+		h++;
+	sec->paths[h & sec->path_mask] = stored;
 	sec->npaths++;
-	return slot;
+	return stored;
 }
 
-const struct ptd_fpath *ptd_fmem_path_build(struct ptd_fmem *mem, uint64_t ip,
-                                            enum pt_exec_mode mode,
-                                            int stop_on_jump)
+struct ptd_fpath *ptd_fmem_path_build(struct ptd_fmem *mem, uint64_t ip,
+                                      enum pt_exec_mode mode, int stop_on_jump)
 {
 	struct ptd_fsec *sec = mem->cur;
 	struct ptd_fpath path;

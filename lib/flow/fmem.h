@@ -78,6 +78,17 @@ struct ptd_fpath {
 	uint8_t t_kind;
 	uint8_t t_direct;
 	int32_t t_disp;
+	/* The paths the flow went on with after the terminating instruction
+	 * (filled in by the block decoder): [0] after a not-taken
+	 * conditional branch or a direct call, [1] after a taken one. */
+	struct ptd_fpath *succ[2];
+};
+
+/* Paths live in chunks that never move. */
+struct ptd_fchunk {
+	struct ptd_fchunk *next;
+	uint32_t used;
+	struct ptd_fpath path[255];
 };
 
 enum { ptd_fpage_bits = 10 };
@@ -92,9 +103,10 @@ struct ptd_fsec {
 	uint32_t npages;
 	struct ptd_fce **pages;
 	/* The paths that start in the section: open addressing by IP. */
-	struct ptd_fpath *paths;
+	struct ptd_fpath **paths;
 	uint32_t path_mask;
 	uint32_t npaths;
+	struct ptd_fchunk *chunks;
 };
 
 /* The memory of one flow decoder. */
@@ -186,24 +198,22 @@ static inline int ptd_fmem_fetch(struct ptd_fmem *mem, struct ptd_finsn *insn,
 /* The path from @ip in @mode, @ip lying in the current section (mem->cur);
  * with @stop_on_jump, direct jumps end paths like other branches.  Returns
  * NULL if memory runs out (take the slow path). */
-const struct ptd_fpath *ptd_fmem_path_build(struct ptd_fmem *mem, uint64_t ip,
-                                            enum pt_exec_mode mode,
-                                            int stop_on_jump);
+struct ptd_fpath *ptd_fmem_path_build(struct ptd_fmem *mem, uint64_t ip,
+                                      enum pt_exec_mode mode, int stop_on_jump);
 
-static inline const struct ptd_fpath *ptd_fmem_path(struct ptd_fmem *mem,
-                                                    uint64_t ip,
-                                                    enum pt_exec_mode mode,
-                                                    int stop_on_jump)
+static inline struct ptd_fpath *ptd_fmem_path(struct ptd_fmem *mem, uint64_t ip,
+                                              enum pt_exec_mode mode,
+                                              int stop_on_jump)
 {
 	const struct ptd_fsec *sec = mem->cur;
 
 	if (sec->paths) {
 		uint32_t h = (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 40);
-		const struct ptd_fpath *p;
+		struct ptd_fpath *p;
 
 		for (;; h++) {
-			p = &sec->paths[h & sec->path_mask];
-			if (!p->used)
+			p = sec->paths[h & sec->path_mask];
+			if (!p)
 				break;
 			if (p->ip == ip && p->mode == (uint8_t)mode)
 				return p;
