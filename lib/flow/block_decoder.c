@@ -184,8 +184,8 @@ static int blk_proceed(struct ptd_flow *flow, struct pt_block *block)
 {
 	const int stop_on_jump = flow->config.flags.variant.block.end_on_jump;
 	const struct ptd_fsec *bsec = NULL;
-	struct ptd_fpath *prev = NULL;
-	int prev_slot = 0;
+	struct ptd_fpath *prev = flow->mem.last_path;
+	int prev_slot = flow->mem.last_slot;
 	struct ptd_finsn insn;
 	int status = 0;
 
@@ -217,6 +217,7 @@ static int blk_proceed(struct ptd_flow *flow, struct pt_block *block)
 					prev->succ[prev_slot] = path;
 				}
 				prev = NULL;
+				flow->mem.last_path = NULL;
 			} else {
 				path = ptd_fmem_path(&flow->mem, flow->ip,
 				                     flow->mode, stop_on_jump);
@@ -246,8 +247,6 @@ static int blk_proceed(struct ptd_flow *flow, struct pt_block *block)
 				}
 				ptd_fmem_path_term(sec, path, &insn);
 				status = ptd_flow_exec(flow, &insn);
-				if (!blk_add(flow, block, &insn, status))
-					return status;
 				/* Remember where the branch went. */
 				if (insn.iclass == ptic_cond_jump) {
 					prev = path;
@@ -258,10 +257,16 @@ static int blk_proceed(struct ptd_flow *flow, struct pt_block *block)
 					prev = path;
 					prev_slot = 0;
 				}
+				if (!blk_add(flow, block, &insn, status)) {
+					flow->mem.last_path = prev;
+					flow->mem.last_slot = prev_slot;
+					return status;
+				}
 				continue;
 			}
 		}
 		prev = NULL;
+		flow->mem.last_path = NULL;
 
 		insn.raw = NULL;
 		insn.size = 0;

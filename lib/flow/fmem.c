@@ -40,6 +40,7 @@ static void fmem_flush(struct ptd_fmem *mem)
 	}
 	mem->nsecs = 0;
 	mem->cur = NULL;
+	mem->last_path = NULL;
 }
 
 void ptd_fmem_fini(struct ptd_fmem *mem)

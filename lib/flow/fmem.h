@@ -119,6 +119,11 @@ struct ptd_fmem {
 	struct ptd_fsec *secs;
 	size_t nsecs, capacity;
 	struct ptd_ild_ctx *ild;
+	/* The block decoder's last path whose terminating branch it
+	 * followed, and which successor slot that went to (cleared whenever
+	 * the caches or the current section are dropped). */
+	struct ptd_fpath *last_path;
+	int last_slot;
 };
 
 /* Set up and tear down @mem.  ptd_fmem_init() returns 0 or -pte_nomem. */
@@ -136,6 +141,7 @@ void ptd_fmem_check(struct ptd_fmem *mem);
 static inline void ptd_fmem_forget(struct ptd_fmem *mem)
 {
 	mem->cur = NULL;
+	mem->last_path = NULL;
 }
 
 /* Fetch and decode the instruction at @ip in @mode in address space @asid
