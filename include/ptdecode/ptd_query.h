@@ -121,10 +121,10 @@ struct ptd_qry_item {
  * continues from the decoder's state.  pt_qry_time() and
  * pt_qry_core_bus_ratio() then answer for the last item returned.
  *
- * Returns the number of items written (> 0), -pte_eos at the end of the
- * trace when there are none, or -pte_invalid for a NULL @decoder or
- * @items, @nitems < 2, or a NULL @events with @nevents > 0.  With
- * @nevents 0 the call stops before the first event. */
+ * Returns the number of items written (> 0); 0 if the next result is an
+ * event and @events has no room for it (@nevents 0); -pte_eos at the end of
+ * the trace when there are no items; or -pte_invalid for a NULL @decoder or
+ * @items, @nitems < 2, or a NULL @events with @nevents > 0. */
 extern pt_export int ptd_qry_next_batch(struct pt_query_decoder *decoder,
                                         struct ptd_qry_item *items,
                                         size_t nitems, struct pt_event *events,

@@ -494,6 +494,9 @@ int ptd_qry_next_batch(struct pt_query_decoder *decoder,
 		}
 		status = ptd_qry_slow_step(decoder, &call, status);
 		if (status == 1 << 30) {
+			/* No room for the next event. */
+			if (!call.count)
+				return 0;
 			status = ptd_qry_status(decoder);
 			break;
 		}

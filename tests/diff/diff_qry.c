@@ -18,6 +18,10 @@
  * MWAIT, PWRE, PWRX, PTWRITE, and VMCS bound to an asynchronous branch):
  * for those, times are compared only where libipt gives one.
  *
+ * Each trace is also decoded with ptd_qry_next_batch(), whose items must be
+ * our pull API's results one for one (with libipt's and, for every fourth
+ * trace, our own time estimator).
+ *
  * Usage: diff_qry [--seed N] [--traces N] [--kb N] [-v]
  * Exit status: 0 pass, 1 failure, 77 libipt.so.2 not loadable (skip). */
 #include "ptdecode/ptdecode.h"
@@ -809,6 +813,125 @@ static int same_rec(const struct rec *a, const struct rec *b)
 	return 1;
 }
 
+/* ----------------------------------------------------------------------- */
+/* The batch interface against our pull API                                 */
+/* ----------------------------------------------------------------------- */
+
+/* The next record of @log from *@i that the batch interface reports as an
+ * item (a result, or an error other than the end), or NULL. */
+static const struct rec *next_reported(const struct log *log, size_t *i)
+{
+	while (*i < log->n) {
+		const struct rec *r = &log->recs[(*i)++];
+
+		if (r->status >= 0 || r->status != -pte_eos)
+			return r;
+	}
+	return NULL;
+}
+
+/* Whether batch result @b of item @it (outcome @bit of a run; @ev its
+ * event) is pull result @r. */
+static int same_item(const struct ptd_qry_item *it, unsigned bit,
+                     const struct pt_event *ev, const struct rec *r)
+{
+	static const int kinds[] = {ptd_qry_item_sync, ptd_qry_item_tnt,
+	                            ptd_qry_item_tip, ptd_qry_item_event};
+
+	if (r->status < 0) {
+		if (it->kind != ptd_qry_item_error || it->error != r->status ||
+		    it->value != r->offset)
+			return 0;
+	} else {
+		if (it->kind != kinds[r->kind])
+			return 0;
+		if (it->kind == ptd_qry_item_tnt) {
+			if (((it->value >> (it->count - 1 - bit)) & 1) !=
+			    r->value)
+				return 0;
+		} else if (it->kind == ptd_qry_item_event) {
+			if (memcmp(ev, &r->ev, sizeof(*ev)))
+				return 0;
+		} else if (it->value != r->value)
+			return 0;
+	}
+	return it->tsc == r->tsc && it->lost_mtc == r->lost_mtc &&
+	       it->lost_cyc == r->lost_cyc &&
+	       !!(it->flags & ptd_qry_item_has_tsc) == (r->time_status >= 0);
+}
+
+/* Decode the trace of @config with ptd_qry_next_batch() (batches of varying
+ * sizes) and compare every result with our pull API's, @log.  Returns 0 if
+ * they agree. */
+static int check_batch(const struct pt_config *config,
+                       const struct ptd_time_config *tconfig,
+                       const struct log *log, unsigned trace)
+{
+	struct ptd_qry_item items[64];
+	struct pt_event events[32];
+	struct pt_query_decoder *dec;
+	size_t i = 0, calls = 0;
+	const struct rec *r;
+
+	dec = ptd_qry_alloc_decoder(config, tconfig);
+	if (!dec)
+		return -1;
+	for (;;) {
+		size_t want = 2 + calls % 63;
+		int n = ptd_qry_next_batch(dec, items, want, events,
+		                           (calls % 7) ? want / 2 : 0);
+
+		calls++;
+		if (n == -pte_eos)
+			break;
+		if (n == 0 && !((calls - 1) % 7))
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "diff_qry: trace %u: batch: %d\n",
+			        trace, n);
+			pt_qry_free_decoder(dec);
+			return -1;
+		}
+		for (int k = 0; k < n; ++k) {
+			const struct ptd_qry_item *it = &items[k];
+			unsigned m =
+			        it->kind == ptd_qry_item_tnt ? it->count : 1;
+
+			for (unsigned b = 0; b < m; ++b) {
+				const struct pt_event *ev =
+				        it->kind == ptd_qry_item_event
+				                ? &events[it->value]
+				                : NULL;
+
+				r = next_reported(log, &i);
+				if (r && same_item(it, b, ev, r))
+					continue;
+				fprintf(stderr,
+				        "diff_qry: trace %u: batch item of "
+				        "kind "
+				        "%d (value %#" PRIx64
+				        ", error %d) differs from pull result "
+				        "%zu\n",
+				        trace, it->kind, it->value, it->error,
+				        i - 1);
+				if (r)
+					print_rec("pull", r);
+				pt_qry_free_decoder(dec);
+				return -1;
+			}
+		}
+	}
+	pt_qry_free_decoder(dec);
+	if (next_reported(log, &i)) {
+		fprintf(stderr,
+		        "diff_qry: trace %u: the batch ends before result "
+		        "%zu\n",
+		        trace, i - 1);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ptd_libipt ipt;
@@ -928,6 +1051,23 @@ int main(int argc, char **argv)
 				}
 			}
 			break;
+		}
+		/* ptd_qry_next_batch() must give our pull API's results,
+		 * with both time estimators. */
+		if (!failures && check_batch(&config, &tconfig, &lb, t) < 0)
+			failures++;
+		if (!failures && (t & 3) == 0) {
+			struct ptd_time_config acc;
+			struct log lc = {0};
+			struct ops c = b;
+
+			ptd_time_config_init(&acc);
+			c.dec = ptd_qry_alloc_decoder(&config, &acc);
+			if (!c.dec || drive(&c, &lc, max) < 0 ||
+			    check_batch(&config, &acc, &lc, t) < 0)
+				failures++;
+			pt_qry_free_decoder(c.dec);
+			free(lc.recs);
 		}
 		total_recs += la.n;
 		if (verbose)

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of ptd_qry_next_batch(): items on small encoded traces (runs of
+ * outcomes merged while their time stays, split where it changes, IPs,
+ * events, an error and the resynchronization after it), the end of the
+ * trace, calls without room for events, mixing with the pull API, and
+ * argument errors.  tests/diff/diff_qry.c and bench/qry_bench.c compare the
+ * batch with the pull API result for result on large traces. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ptdecode/ptdecode.h"
+
+struct trace {
+	struct pt_packet packets[64];
+	size_t n;
+	uint8_t buf[1024];
+	size_t size;
+};
+
+static struct pt_packet *add(struct trace *t, enum pt_packet_type type)
+{
+	struct pt_packet *p;
+
+	assert_true(t->n < sizeof(t->packets) / sizeof(t->packets[0]));
+	p = &t->packets[t->n++];
+	memset(p, 0, sizeof(*p));
+	p->type = type;
+	return p;
+}
+
+static void add_ip(struct trace *t, enum pt_packet_type type,
+                   enum pt_ip_compression ipc, uint64_t ip)
+{
+	struct pt_packet *p = add(t, type);
+
+	p->payload.ip.ipc = ipc;
+	p->payload.ip.ip = ip;
+}
+
+static void add_tnt(struct trace *t, enum pt_packet_type type, uint8_t size,
+                    uint64_t bits)
+{
+	struct pt_packet *p = add(t, type);
+
+	p->payload.tnt.bit_size = size;
+	p->payload.tnt.payload = bits;
+}
+
+static void add_psb(struct trace *t, uint64_t tsc, uint64_t ip)
+{
+	add(t, ppt_psb);
+	add(t, ppt_tsc)->payload.tsc.tsc = tsc;
+	add_ip(t, ppt_fup, pt_ipc_full, ip);
+	add(t, ppt_psbend);
+}
+
+static struct pt_query_decoder *decoder(struct trace *t)
+{
+	struct pt_config config;
+	struct pt_encoder *enc;
+	uint64_t offset = 0;
+
+	pt_config_init(&config);
+	config.begin = t->buf;
+	config.end = t->buf + sizeof(t->buf);
+	enc = pt_alloc_encoder(&config);
+	assert_non_null(enc);
+	for (size_t i = 0; i < t->n; ++i)
+		assert_true(pt_enc_next(enc, &t->packets[i]) > 0);
+	assert_int_equal(pt_enc_get_offset(enc, &offset), 0);
+	pt_free_encoder(enc);
+	t->size = (size_t)offset;
+	config.end = t->buf + t->size;
+	return pt_qry_alloc_decoder(&config);
+}
+
+/* Two PSB segments: outcomes in two TNT packets at one time (one run), a
+ * TSC that changes the time (a new run), TIP, TIP.PGD, TIP.PGE, a TNT, a
+ * bad opcode, and the next PSB. */
+static void test_items(void **state)
+{
+	struct ptd_qry_item items[32];
+	struct pt_event events[8];
+	struct pt_query_decoder *dec;
+	struct trace t = {0};
+	size_t i = 0;
+	int n;
+
+	(void)state;
+	add_psb(&t, 0x1000, 0x401000);
+	add_tnt(&t, ppt_tnt_8, 3, 0x5); /* 1 0 1 */
+	add(&t, ppt_pad);
+	add_tnt(&t, ppt_tnt_64, 40, UINT64_C(1) << 39);
+	add(&t, ppt_tsc)->payload.tsc.tsc = 0x2000;
+	add_tnt(&t, ppt_tnt_8, 2, 0x1); /* 0 1 */
+	add_ip(&t, ppt_tip, pt_ipc_update_16, 0x2000);
+	add_ip(&t, ppt_tip_pgd, pt_ipc_suppressed, 0);
+	add_ip(&t, ppt_tip_pge, pt_ipc_update_16, 0x3000);
+	add_tnt(&t, ppt_tnt_8, 1, 0x1);
+	add_psb(&t, 0x5000, 0x405000);
+	add_tnt(&t, ppt_tnt_8, 1, 0x0);
+	dec = decoder(&t);
+	assert_non_null(dec);
+	/* Put bytes that are no packet (0x02 0xff) before the second PSB. */
+	{
+		struct pt_config config;
+		size_t psb2 = 0;
+
+		for (size_t k = 16; k + 16 <= t.size && !psb2; ++k)
+			if (!memcmp(t.buf + k, t.buf, 16))
+				psb2 = k;
+		assert_true(psb2 != 0);
+		memmove(t.buf + psb2 + 2, t.buf + psb2, t.size - psb2);
+		t.buf[psb2] = 0x02;
+		t.buf[psb2 + 1] = 0xff;
+		t.size += 2;
+		pt_qry_free_decoder(dec);
+		pt_config_init(&config);
+		config.begin = t.buf;
+		config.end = t.buf + t.size;
+		dec = pt_qry_alloc_decoder(&config);
+		assert_non_null(dec);
+	}
+
+	n = ptd_qry_next_batch(dec, items, 32, events, 8);
+	assert_true(n > 0);
+
+	assert_int_equal(items[i].kind, ptd_qry_item_sync);
+	assert_true(items[i].value == 0x401000);
+	/* pt_qry_time() right after a sync: no time yet. */
+	assert_int_equal(items[i].flags & ptd_qry_item_has_tsc, 0);
+	i++;
+
+	/* The PSB+'s pending events come first: none here (no MODE), so
+	 * the outcomes: 3 + 40 at the TSC of the PSB+, one run. */
+	assert_int_equal(items[i].kind, ptd_qry_item_tnt);
+	assert_int_equal(items[i].count, 43);
+	assert_true(items[i].value ==
+	            ((UINT64_C(0x5) << 40) | (UINT64_C(1) << 39)));
+	assert_true(items[i].flags & ptd_qry_item_has_tsc);
+	assert_true(items[i].tsc == 0x1000);
+	i++;
+
+	/* The TSC changed the time: a new run. */
+	assert_int_equal(items[i].kind, ptd_qry_item_tnt);
+	assert_int_equal(items[i].count, 2);
+	assert_true(items[i].value == 0x1);
+	assert_true(items[i].tsc == 0x2000);
+	i++;
+
+	assert_int_equal(items[i].kind, ptd_qry_item_tip);
+	assert_true(items[i].value == 0x402000);
+	i++;
+
+	assert_int_equal(items[i].kind, ptd_qry_item_event);
+	assert_int_equal(events[items[i].value].type, ptev_disabled);
+	assert_int_equal(events[items[i].value].ip_suppressed, 1);
+	assert_true(events[items[i].value].tsc == 0x2000);
+	i++;
+
+	assert_int_equal(items[i].kind, ptd_qry_item_event);
+	assert_int_equal(events[items[i].value].type, ptev_enabled);
+	assert_true(events[items[i].value].variant.enabled.ip == 0x403000);
+	assert_true(items[i].value == 1);
+	i++;
+
+	/* The bad opcode, at its offset, then the next PSB.  The outcome of
+	 * the TNT before it is lost: the pull API's pt_qry_cond_branch()
+	 * fails when its read-ahead does. */
+	assert_int_equal(items[i].kind, ptd_qry_item_error);
+	assert_int_equal(items[i].error, -pte_bad_opc);
+	assert_true(t.buf[items[i].value] == 0x02 &&
+	            t.buf[items[i].value + 1] == 0xff);
+	i++;
+	assert_int_equal(items[i].kind, ptd_qry_item_sync);
+	assert_true(items[i].value == 0x405000);
+	i++;
+	assert_int_equal(items[i].kind, ptd_qry_item_tnt);
+	assert_int_equal(items[i].count, 1);
+	assert_true(items[i].value == 0);
+	assert_true(items[i].tsc == 0x5000);
+	i++;
+	assert_int_equal(n, (int)i);
+
+	/* The end, and it stays the end. */
+	assert_int_equal(ptd_qry_next_batch(dec, items, 32, events, 8),
+	                 -pte_eos);
+	assert_int_equal(ptd_qry_next_batch(dec, items, 32, events, 8),
+	                 -pte_eos);
+	pt_qry_free_decoder(dec);
+}
+
+/* Small calls, no room for events, and the pull API in between. */
+static void test_calls(void **state)
+{
+	struct ptd_qry_item items[4];
+	struct pt_event events[1];
+	struct pt_query_decoder *dec;
+	struct trace t = {0};
+	uint64_t tsc = 0;
+	int n, taken = -1;
+
+	(void)state;
+	add_psb(&t, 0x1000, 0x401000);
+	add_tnt(&t, ppt_tnt_8, 4, 0x9); /* 1 0 0 1 */
+	add_ip(&t, ppt_tip_pgd, pt_ipc_update_16, 0x1234);
+	add_ip(&t, ppt_tip_pge, pt_ipc_update_16, 0x2000);
+	add_tnt(&t, ppt_tnt_8, 1, 0x0);
+	dec = decoder(&t);
+	assert_non_null(dec);
+
+	/* Room for three items: a call keeps two free for an error and the
+	 * sync after it, so it stops after the sync and the run. */
+	n = ptd_qry_next_batch(dec, items, 3, events, 1);
+	assert_int_equal(n, 2);
+	assert_int_equal(items[0].kind, ptd_qry_item_sync);
+	assert_int_equal(items[1].kind, ptd_qry_item_tnt);
+	assert_int_equal(items[1].count, 4);
+
+	/* An event is next: no room for it. */
+	assert_int_equal(ptd_qry_next_batch(dec, items, 4, events, 0), 0);
+	n = ptd_qry_next_batch(dec, items, 4, events, 1);
+	assert_int_equal(n, 1);
+	assert_int_equal(events[0].type, ptev_disabled);
+	assert_true(events[0].variant.disabled.ip == 0x401234);
+
+	/* The pull API takes the enabled event; pt_qry_time() answers for
+	 * the last item until then. */
+	assert_int_equal(pt_qry_time(dec, &tsc, NULL, NULL), 0);
+	assert_true(tsc == 0x1000);
+	assert_true(pt_qry_event(dec, &events[0], sizeof(events[0])) >= 0);
+	assert_int_equal(events[0].type, ptev_enabled);
+	assert_true(pt_qry_cond_branch(dec, &taken) >= 0);
+	assert_int_equal(taken, 0);
+	assert_int_equal(ptd_qry_next_batch(dec, items, 4, events, 1),
+	                 -pte_eos);
+
+	assert_int_equal(ptd_qry_next_batch(NULL, items, 4, events, 1),
+	                 -pte_invalid);
+	assert_int_equal(ptd_qry_next_batch(dec, NULL, 4, events, 1),
+	                 -pte_invalid);
+	assert_int_equal(ptd_qry_next_batch(dec, items, 1, events, 1),
+	                 -pte_invalid);
+	assert_int_equal(ptd_qry_next_batch(dec, items, 4, NULL, 1),
+	                 -pte_invalid);
+	pt_qry_free_decoder(dec);
+}
+
+/* A buffer without PSB: nothing at all. */
+static void test_empty(void **state)
+{
+	struct ptd_qry_item items[4];
+	struct pt_query_decoder *dec;
+	struct pt_config config;
+	uint8_t buf[64];
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + sizeof(buf);
+	dec = pt_qry_alloc_decoder(&config);
+	assert_non_null(dec);
+	assert_int_equal(ptd_qry_next_batch(dec, items, 4, NULL, 0), -pte_eos);
+	pt_qry_free_decoder(dec);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_items),
+	        cmocka_unit_test(test_calls),
+	        cmocka_unit_test(test_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
