@@ -253,7 +253,9 @@ void ptd_section_unmap(struct ptd_section *sec)
 		return;
 	if (root->mapcount && --root->mapcount == 0) {
 		core = root->core;
-		if (core && root->size <= core->limit) {
+		/* (An empty section never gets here, but must not sit in
+		 * the list at no cost after its cache is gone.) */
+		if (core && root->size && root->size <= core->limit) {
 			root->lru_prev = NULL;
 			root->lru_next = core->lru_head;
 			if (core->lru_head)
