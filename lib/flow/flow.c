@@ -206,19 +206,21 @@ int ptd_flow_init(struct ptd_flow *flow, const struct pt_config *uconfig,
 		qconfig.flags.variant.query.enable_iflags_events =
 		        flow->config.flags.variant.insn.enable_iflags_events;
 	}
-	flow->qry = ptd_qry_alloc_decoder(&qconfig, tconfig);
-	if (!flow->qry)
-		return -pte_nomem;
+	err = ptd_qsrc_init(&flow->qs, &qconfig, tconfig, 1);
+	if (err < 0) {
+		ptd_qsrc_fini(&flow->qs);
+		return err;
+	}
 
 	err = ptd_fmem_init(&flow->mem);
 	if (err < 0) {
-		pt_qry_free_decoder(flow->qry);
+		ptd_qsrc_fini(&flow->qs);
 		return err;
 	}
 	flow->default_image = pt_image_alloc(NULL);
 	if (!flow->default_image) {
 		ptd_fmem_fini(&flow->mem);
-		pt_qry_free_decoder(flow->qry);
+		ptd_qsrc_fini(&flow->qs);
 		return -pte_nomem;
 	}
 	flow->image = flow->default_image;
@@ -231,7 +233,7 @@ void ptd_flow_fini(struct ptd_flow *flow)
 {
 	ptd_fmem_fini(&flow->mem);
 	pt_image_free(flow->default_image);
-	pt_qry_free_decoder(flow->qry);
+	ptd_qsrc_fini(&flow->qs);
 }
 
 void ptd_flow_set_image(struct ptd_flow *flow, struct pt_image *image)
@@ -270,7 +272,7 @@ static int flow_tick(struct ptd_flow *flow, uint64_t ip)
 		return -pte_internal;
 	if (flow->process_event)
 		return 0;
-	err = pt_qry_time(flow->qry, &tsc, &lost_mtc, &lost_cyc);
+	err = ptd_qsrc_time(&flow->qs, &tsc, &lost_mtc, &lost_cyc);
 	if (err < 0 && err != -pte_no_time)
 		return err;
 	if (tsc == ev->tsc)
@@ -288,7 +290,7 @@ static int flow_tick(struct ptd_flow *flow, uint64_t ip)
 
 static int flow_cond_branch(struct ptd_flow *flow, int *taken, uint64_t evip)
 {
-	int status = pt_qry_cond_branch(flow->qry, taken);
+	int status = ptd_qsrc_cond(&flow->qs, taken);
 
 	if (status >= 0 && flow->tick) {
 		int err = flow_tick(flow, evip);
@@ -302,7 +304,7 @@ static int flow_cond_branch(struct ptd_flow *flow, int *taken, uint64_t evip)
 static int flow_indirect_branch(struct ptd_flow *flow, uint64_t *ip,
                                 uint64_t evip)
 {
-	int status = pt_qry_indirect_branch(flow->qry, ip);
+	int status = ptd_qsrc_indirect(&flow->qs, ip);
 
 	if (status >= 0 && flow->tick) {
 		int err = flow_tick(flow, evip);
@@ -410,7 +412,7 @@ static int flow_event_pending(struct ptd_flow *flow)
 		return 1;
 	if (!(flow->status & pts_event_pending))
 		return 0;
-	status = pt_qry_event(flow->qry, &flow->event, sizeof(flow->event));
+	status = ptd_qsrc_event(&flow->qs, &flow->event);
 	if (status < 0)
 		return status;
 	flow->process_event = 1;
@@ -779,17 +781,7 @@ int ptd_flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
 
 	flow_reset(flow);
 	ptd_fmem_check(&flow->mem);
-	switch (how) {
-	case 0:
-		status = pt_qry_sync_forward(flow->qry, &flow->ip);
-		break;
-	case 1:
-		status = pt_qry_sync_backward(flow->qry, &flow->ip);
-		break;
-	default:
-		status = pt_qry_sync_set(flow->qry, &flow->ip, offset);
-		break;
-	}
+	status = ptd_qsrc_sync(&flow->qs, how, offset, &flow->ip);
 	if (status < 0)
 		return status;
 	flow->status = status;

@@ -14,14 +14,15 @@
 #include "ptdecode/ptdecode.h"
 
 #include "fmem.h"
+#include "qsrc.h"
 #include "retstack.h"
 
 #include <stdint.h>
 
 struct ptd_flow {
-	/* The query decoder we follow, and our copy of the configuration
-	 * (errata, filter ranges, flags). */
-	struct pt_query_decoder *qry;
+	/* The query decoder's results we follow, and our copy of the
+	 * configuration (errata, filter ranges, flags). */
+	struct ptd_qsrc qs;
 	struct pt_config config;
 
 	/* The traced image (the user's or @default_image). */

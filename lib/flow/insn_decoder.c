@@ -72,7 +72,7 @@ int pt_insn_get_offset(const struct pt_insn_decoder *decoder, uint64_t *offset)
 {
 	if (!decoder)
 		return -pte_invalid;
-	return pt_qry_get_offset(decoder->flow.qry, offset);
+	return ptd_qsrc_offset((struct ptd_qsrc *)&decoder->flow.qs, offset);
 }
 
 int pt_insn_get_sync_offset(const struct pt_insn_decoder *decoder,
@@ -80,7 +80,7 @@ int pt_insn_get_sync_offset(const struct pt_insn_decoder *decoder,
 {
 	if (!decoder)
 		return -pte_invalid;
-	return pt_qry_get_sync_offset(decoder->flow.qry, offset);
+	return ptd_qsrc_sync_offset(&decoder->flow.qs, offset);
 }
 
 struct pt_image *pt_insn_get_image(struct pt_insn_decoder *decoder)
@@ -103,7 +103,7 @@ pt_insn_get_config(const struct pt_insn_decoder *decoder)
 {
 	if (!decoder)
 		return NULL;
-	return pt_qry_get_config(decoder->flow.qry);
+	return &decoder->flow.qs.config;
 }
 
 int pt_insn_time(struct pt_insn_decoder *decoder, uint64_t *time,
@@ -111,14 +111,14 @@ int pt_insn_time(struct pt_insn_decoder *decoder, uint64_t *time,
 {
 	if (!decoder || !time)
 		return -pte_invalid;
-	return pt_qry_time(decoder->flow.qry, time, lost_mtc, lost_cyc);
+	return ptd_qsrc_time(&decoder->flow.qs, time, lost_mtc, lost_cyc);
 }
 
 int pt_insn_core_bus_ratio(struct pt_insn_decoder *decoder, uint32_t *cbr)
 {
 	if (!decoder || !cbr)
 		return -pte_invalid;
-	return pt_qry_core_bus_ratio(decoder->flow.qry, cbr);
+	return ptd_qsrc_cbr(&decoder->flow.qs, cbr);
 }
 
 int pt_insn_asid(const struct pt_insn_decoder *decoder, struct pt_asid *asid,

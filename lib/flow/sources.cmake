@@ -2,6 +2,7 @@
 list(APPEND PTD_LAYER_SOURCES
   fmem.c
   flow.c
+  qsrc.c
   insn_decoder.c
   block_decoder.c
 )

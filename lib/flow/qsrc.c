@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Trace results for the flow decoders: pull API or batch items. */
+#include "qsrc.h"
+
+#include <string.h>
+
+int ptd_qsrc_init(struct ptd_qsrc *qs, const struct pt_config *config,
+                  const struct ptd_time_config *tconfig, int batch)
+{
+	memset(qs, 0, sizeof(*qs));
+	qs->config = *config;
+	if (tconfig) {
+		qs->tconfig = *tconfig;
+		qs->have_tconfig = 1;
+	}
+	qs->batch = batch;
+	qs->qry = ptd_qry_alloc_decoder(config, tconfig);
+	if (!qs->qry)
+		return -pte_nomem;
+	qs->tsc_status = -pte_no_time;
+	qs->cbr_status = -pte_no_cbr;
+	return 0;
+}
+
+void ptd_qsrc_fini(struct ptd_qsrc *qs)
+{
+	pt_qry_free_decoder(qs->qry);
+	qs->qry = NULL;
+}
+
+static void qsrc_clear(struct ptd_qsrc *qs)
+{
+	qs->n = 0;
+	qs->pos = 0;
+	qs->used = 0;
+	qs->end = 0;
+}
+
+/* The next item, fetching a batch if needed; NULL at the end of the trace
+ * (or if the batch call failed, which it only does for bad arguments). */
+static const struct ptd_qry_item *qsrc_peek(struct ptd_qsrc *qs)
+{
+	int count;
+
+	if (qs->pos < qs->n)
+		return &qs->items[qs->pos];
+	if (qs->end)
+		return NULL;
+	qs->pos = 0;
+	qs->used = 0;
+	count = ptd_qry_next_batch(qs->qry, qs->items, ptd_qsrc_nitems,
+	                           qs->events, ptd_qsrc_nevents);
+	if (count <= 0) {
+		qs->n = 0;
+		qs->end = 1;
+		return NULL;
+	}
+	qs->n = (uint32_t)count;
+	(void)pt_qry_get_sync_offset(qs->qry, &qs->batch_sync_offset);
+	return &qs->items[0];
+}
+
+/* The time after the result @it. */
+static void qsrc_take_time(struct ptd_qsrc *qs, const struct ptd_qry_item *it)
+{
+	qs->tsc = it->tsc;
+	qs->lost_mtc = it->lost_mtc;
+	qs->lost_cyc = it->lost_cyc;
+	qs->tsc_status = (it->flags & ptd_qry_item_has_tsc) ? 0 : -pte_no_time;
+}
+
+/* The time and core:bus ratio after a pull call. */
+static void qsrc_pull_time(struct ptd_qsrc *qs)
+{
+	qs->tsc_status =
+	        pt_qry_time(qs->qry, &qs->tsc, &qs->lost_mtc, &qs->lost_cyc);
+	qs->cbr_status = pt_qry_core_bus_ratio(qs->qry, &qs->cbr);
+}
+
+/* The status flags after the result just taken. */
+static int qsrc_status(struct ptd_qsrc *qs)
+{
+	const struct ptd_qry_item *it = qsrc_peek(qs);
+
+	if (!it)
+		return pts_eos;
+	return it->kind == ptd_qry_item_event ? pts_event_pending : 0;
+}
+
+/* Bring a fresh decoder to the point where the results taken so far leave
+ * the pull API, and let it replace ours.  Returns 0 or a negative error
+ * (then nothing changed). */
+static int qsrc_replay(struct ptd_qsrc *qs)
+{
+	struct pt_query_decoder *dec;
+	uint64_t i, ip;
+	int status;
+
+	if (!qs->sync_known)
+		return -pte_internal;
+	dec = ptd_qry_alloc_decoder(&qs->config,
+	                            qs->have_tconfig ? &qs->tconfig : NULL);
+	if (!dec)
+		return -pte_nomem;
+	status = pt_qry_sync_set(dec, &ip, qs->sync_offset);
+	for (i = 0; i < qs->taken && status >= 0; i++) {
+		if (status & pts_event_pending) {
+			struct pt_event ev;
+
+			status = pt_qry_event(dec, &ev, sizeof(ev));
+		} else {
+			int taken;
+
+			status = pt_qry_cond_branch(dec, &taken);
+			if (status == -pte_bad_query)
+				status = pt_qry_indirect_branch(dec, &ip);
+		}
+	}
+	if (status < 0) {
+		pt_qry_free_decoder(dec);
+		return -pte_internal;
+	}
+	pt_qry_free_decoder(qs->qry);
+	qs->qry = dec;
+	qsrc_clear(qs);
+	return 0;
+}
+
+/* Whether the query decoder ran ahead of the results taken. */
+static int qsrc_ahead(const struct ptd_qsrc *qs)
+{
+	return qs->batch && (qs->n || qs->end);
+}
+
+int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
+{
+	int status;
+
+	/* After a query error, the batch synchronized forward itself. */
+	if (qs->batch && how == 0 && qs->pos < qs->n &&
+	    qs->items[qs->pos].kind == ptd_qry_item_error) {
+		const struct ptd_qry_item *it;
+		uint32_t i;
+
+		qs->pos++;
+		qs->used = 0;
+		it = qsrc_peek(qs);
+		if (!it)
+			return -pte_eos;
+		if (it->kind == ptd_qry_item_sync) {
+			qs->pos++;
+			if (!(it->flags & ptd_qry_item_ip_suppressed))
+				*ip = it->value;
+			qsrc_take_time(qs, it);
+			qs->cbr_status = -pte_no_cbr;
+			/* The PSB's offset is known if it is the batch's last
+			 * synchronization. */
+			qs->sync_known = 1;
+			for (i = qs->pos; i < qs->n; i++)
+				if (qs->items[i].kind == ptd_qry_item_sync)
+					qs->sync_known = 0;
+			qs->sync_offset = qs->batch_sync_offset;
+			qs->taken = 0;
+			status = qsrc_status(qs);
+			if (it->flags & ptd_qry_item_ip_suppressed)
+				status |= pts_ip_suppressed;
+			return status;
+		}
+	}
+
+	/* Else the query decoder must be where the pull API would be. */
+	if (qsrc_ahead(qs) && how != 2)
+		(void)qsrc_replay(qs);
+	qsrc_clear(qs);
+
+	switch (how) {
+	case 0:
+		status = pt_qry_sync_forward(qs->qry, ip);
+		break;
+	case 1:
+		status = pt_qry_sync_backward(qs->qry, ip);
+		break;
+	default:
+		status = pt_qry_sync_set(qs->qry, ip, offset);
+		break;
+	}
+	qs->taken = 0;
+	qs->sync_known = 0;
+	if (status >= 0)
+		qs->sync_known =
+		        pt_qry_get_sync_offset(qs->qry, &qs->sync_offset) >= 0;
+	qsrc_pull_time(qs);
+	return status;
+}
+
+int ptd_qsrc_cond(struct ptd_qsrc *qs, int *taken)
+{
+	const struct ptd_qry_item *it;
+
+	if (!qs->batch)
+		return pt_qry_cond_branch(qs->qry, taken);
+	it = qsrc_peek(qs);
+	if (!it)
+		return -pte_eos;
+	if (it->kind != ptd_qry_item_tnt)
+		return it->kind == ptd_qry_item_error ? it->error
+		                                      : -pte_bad_query;
+	*taken = (int)((it->value >> (it->count - 1 - qs->used)) & 1);
+	qsrc_take_time(qs, it);
+	qs->taken++;
+	if (++qs->used == it->count) {
+		qs->pos++;
+		qs->used = 0;
+	}
+	return qsrc_status(qs);
+}
+
+int ptd_qsrc_indirect(struct ptd_qsrc *qs, uint64_t *ip)
+{
+	const struct ptd_qry_item *it;
+	int status, suppressed;
+
+	if (!qs->batch)
+		return pt_qry_indirect_branch(qs->qry, ip);
+	it = qsrc_peek(qs);
+	if (!it)
+		return -pte_eos;
+	if (it->kind != ptd_qry_item_tip)
+		return it->kind == ptd_qry_item_error ? it->error
+		                                      : -pte_bad_query;
+	suppressed = it->flags & ptd_qry_item_ip_suppressed;
+	if (!suppressed)
+		*ip = it->value;
+	qsrc_take_time(qs, it);
+	qs->taken++;
+	qs->pos++;
+	status = qsrc_status(qs);
+	return suppressed ? status | pts_ip_suppressed : status;
+}
+
+int ptd_qsrc_event(struct ptd_qsrc *qs, struct pt_event *event)
+{
+	const struct ptd_qry_item *it;
+
+	if (!qs->batch)
+		return pt_qry_event(qs->qry, event, sizeof(*event));
+	it = qsrc_peek(qs);
+	if (!it)
+		return -pte_eos;
+	if (it->kind != ptd_qry_item_event)
+		return it->kind == ptd_qry_item_error ? it->error
+		                                      : -pte_bad_query;
+	*event = qs->events[it->value];
+	qsrc_take_time(qs, it);
+	if (event->type == ptev_cbr) {
+		qs->cbr = event->variant.cbr.ratio;
+		qs->cbr_status = 0;
+	}
+	qs->taken++;
+	qs->pos++;
+	return qsrc_status(qs);
+}
+
+int ptd_qsrc_time(const struct ptd_qsrc *qs, uint64_t *tsc, uint32_t *lost_mtc,
+                  uint32_t *lost_cyc)
+{
+	if (!qs->batch)
+		return pt_qry_time(qs->qry, tsc, lost_mtc, lost_cyc);
+	*tsc = qs->tsc;
+	if (lost_mtc)
+		*lost_mtc = qs->lost_mtc;
+	if (lost_cyc)
+		*lost_cyc = qs->lost_cyc;
+	return qs->tsc_status;
+}
+
+int ptd_qsrc_cbr(const struct ptd_qsrc *qs, uint32_t *cbr)
+{
+	if (!qs->batch)
+		return pt_qry_core_bus_ratio(qs->qry, cbr);
+	if (qs->cbr_status < 0)
+		return qs->cbr_status;
+	*cbr = qs->cbr;
+	return 0;
+}
+
+int ptd_qsrc_offset(struct ptd_qsrc *qs, uint64_t *offset)
+{
+	if (!offset)
+		return -pte_invalid;
+	if (qs->batch && qs->pos < qs->n &&
+	    qs->items[qs->pos].kind == ptd_qry_item_error) {
+		*offset = qs->items[qs->pos].value;
+		return 0;
+	}
+	/* A program that asks where the decoder is while it decodes gets the
+	 * pull API's answers from now on. */
+	if (qsrc_ahead(qs) && qsrc_replay(qs) == 0)
+		qs->batch = 0;
+	return pt_qry_get_offset(qs->qry, offset);
+}
+
+int ptd_qsrc_sync_offset(const struct ptd_qsrc *qs, uint64_t *offset)
+{
+	if (!offset)
+		return -pte_invalid;
+	if (qs->batch && qs->sync_known) {
+		*offset = qs->sync_offset;
+		return 0;
+	}
+	return pt_qry_get_sync_offset(qs->qry, offset);
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The flow decoders' source of trace results: the query decoder's pull API
+ * (pt_qry_*), or its batch interface (ptd_qry_next_batch()) behind the same
+ * calls.
+ *
+ * In batch mode the query decoder runs ahead and hands out its results as
+ * items; the calls below take them one by one and answer exactly as the pull
+ * API would at that point: the same values, status flags, errors and times.
+ * Only the decoder's position is further on; where the position matters (an
+ * offset asked for, a synchronization that is not the one after a query
+ * error), a second decoder replays the results from the last
+ * synchronization point with the pull API to reach the same state as the
+ * pull API would have, takes over, and the batch goes on from there. */
+#ifndef PTD_FLOW_QSRC_H
+#define PTD_FLOW_QSRC_H
+
+#include "ptdecode/intel-pt.h"
+#include "ptdecode/ptdecode.h"
+
+#include <stdint.h>
+
+enum { ptd_qsrc_nitems = 256, ptd_qsrc_nevents = 64 };
+
+struct ptd_qsrc {
+	struct pt_query_decoder *qry;
+
+	/* What a replacement decoder is made of. */
+	struct pt_config config;
+	struct ptd_time_config tconfig;
+	int have_tconfig;
+
+	/* Use ptd_qry_next_batch(). */
+	int batch;
+
+	/* The items of the last batch, the next one at @pos; @used outcomes
+	 * of a tnt item at @pos are taken.  @end: the batch reported the end
+	 * of the trace. */
+	struct ptd_qry_item items[ptd_qsrc_nitems];
+	struct pt_event events[ptd_qsrc_nevents];
+	uint32_t n, pos;
+	uint8_t used;
+	int end;
+
+	/* The time and core:bus ratio after the last result taken. */
+	uint64_t tsc;
+	uint32_t lost_mtc, lost_cyc;
+	int tsc_status;
+	uint32_t cbr;
+	int cbr_status;
+
+	/* The last synchronization point (offset of its PSB, if known) and
+	 * the results taken since. */
+	uint64_t sync_offset;
+	int sync_known;
+	uint64_t taken;
+	/* The query decoder's sync offset after the last batch call. */
+	uint64_t batch_sync_offset;
+};
+
+/* Set up @qs for @config with time engine options @tconfig (NULL for the
+ * defaults) and the query flags in @config; @batch selects batch mode.
+ * Returns 0 or -pte_nomem. */
+int ptd_qsrc_init(struct ptd_qsrc *qs, const struct pt_config *config,
+                  const struct ptd_time_config *tconfig, int batch);
+void ptd_qsrc_fini(struct ptd_qsrc *qs);
+
+/* As pt_qry_sync_forward() (@how 0), pt_qry_sync_backward() (1) and
+ * pt_qry_sync_set() (2) at the current point. */
+int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip);
+
+/* As pt_qry_cond_branch(), pt_qry_indirect_branch(), pt_qry_event(),
+ * pt_qry_time(), pt_qry_core_bus_ratio(), pt_qry_get_offset(),
+ * pt_qry_get_sync_offset() at the current point. */
+int ptd_qsrc_cond(struct ptd_qsrc *qs, int *taken);
+int ptd_qsrc_indirect(struct ptd_qsrc *qs, uint64_t *ip);
+int ptd_qsrc_event(struct ptd_qsrc *qs, struct pt_event *event);
+int ptd_qsrc_time(const struct ptd_qsrc *qs, uint64_t *tsc, uint32_t *lost_mtc,
+                  uint32_t *lost_cyc);
+int ptd_qsrc_cbr(const struct ptd_qsrc *qs, uint32_t *cbr);
+int ptd_qsrc_offset(struct ptd_qsrc *qs, uint64_t *offset);
+int ptd_qsrc_sync_offset(const struct ptd_qsrc *qs, uint64_t *offset);
+
+#endif /* PTD_FLOW_QSRC_H */
