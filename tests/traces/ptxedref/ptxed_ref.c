@@ -9,7 +9,8 @@
  * tests check against the same blocks (docs/ptasm.md).
  *
  *   ptxed_ref --libipt|--ptdecode --raw <file>:<base> [--cpu <cpu>]
- *             [--no-inst] --pt <file>[:<from>[-<to>]]
+ *             [--no-inst] [--event:ip] [--event:time] [--insn-decoder]
+ *             [--block-decoder] --pt <file>[:<from>[-<to>]]
  *
  * Exit status: 0, 1 for errors, 2 for a bad command line, 77 if libipt cannot
  * be loaded or the options ask for something this reference does not do (or,
@@ -43,21 +44,53 @@ static const char *xref_mode(int mode)
 	}
 }
 
-/* The events of libipt 2.0.5, as its ptxed prints them by default. */
-static void xref_print_event(const struct pt_event *ev)
+/* What to print with the events (ptxed's --event:ip and --event:time). */
+struct xref_print {
+	int event_ip;
+	int event_time;
+};
+
+/* ", <key>: <ip>" with --event:ip. */
+static void xref_ip(const struct xref_print *opt, const char *key, uint64_t ip)
+{
+	if (opt->event_ip)
+		printf(", %s: %016" PRIx64, key, ip);
+}
+
+/* ", <key>: <ip>" with --event:ip unless the event's IP is suppressed. */
+static void xref_eip(const struct xref_print *opt, const struct pt_event *ev,
+                     const char *key, uint64_t ip)
+{
+	if (!ev->ip_suppressed)
+		xref_ip(opt, key, ip);
+}
+
+/* The events of libipt 2.0.5, as its ptxed prints them. */
+static void xref_print_event(const struct xref_print *opt,
+                             const struct pt_event *ev)
 {
 	printf("[");
+	if (opt->event_time && ev->has_tsc)
+		printf("%016" PRIx64 "  ", ev->tsc);
 	switch (ev->type) {
 	case ptev_enabled:
 		printf("%s",
 		       ev->variant.enabled.resumed ? "resumed" : "enabled");
+		xref_ip(opt, "ip", ev->variant.enabled.ip);
 		break;
 	case ptev_disabled:
+		printf("disabled");
+		xref_eip(opt, ev, "ip", ev->variant.disabled.ip);
+		break;
 	case ptev_async_disabled:
 		printf("disabled");
+		xref_ip(opt, "at", ev->variant.async_disabled.at);
+		xref_eip(opt, ev, "ip", ev->variant.async_disabled.ip);
 		break;
 	case ptev_async_branch:
 		printf("interrupt");
+		xref_ip(opt, "from", ev->variant.async_branch.from);
+		xref_eip(opt, ev, "to", ev->variant.async_branch.to);
 		break;
 	case ptev_paging:
 		printf("paging, cr3: %016" PRIx64 "%s", ev->variant.paging.cr3,
@@ -67,12 +100,15 @@ static void xref_print_event(const struct pt_event *ev)
 		printf("paging, cr3: %016" PRIx64 "%s",
 		       ev->variant.async_paging.cr3,
 		       ev->variant.async_paging.non_root ? ", nr" : "");
+		xref_ip(opt, "ip", ev->variant.async_paging.ip);
 		break;
 	case ptev_overflow:
 		printf("overflow");
+		xref_eip(opt, ev, "ip", ev->variant.overflow.ip);
 		break;
 	case ptev_exec_mode:
 		printf("exec mode: %s", xref_mode(ev->variant.exec_mode.mode));
+		xref_eip(opt, ev, "ip", ev->variant.exec_mode.ip);
 		break;
 	case ptev_tsx:
 		if (ev->variant.tsx.aborted)
@@ -81,6 +117,7 @@ static void xref_print_event(const struct pt_event *ev)
 			printf("begin transaction");
 		else
 			printf("committed");
+		xref_eip(opt, ev, "ip", ev->variant.tsx.ip);
 		break;
 	case ptev_stop:
 		printf("stopped");
@@ -90,13 +127,16 @@ static void xref_print_event(const struct pt_event *ev)
 		break;
 	case ptev_async_vmcs:
 		printf("vmcs, base: %016" PRIx64, ev->variant.async_vmcs.base);
+		xref_ip(opt, "ip", ev->variant.async_vmcs.ip);
 		break;
 	case ptev_exstop:
 		printf("exstop");
+		xref_eip(opt, ev, "ip", ev->variant.exstop.ip);
 		break;
 	case ptev_mwait:
 		printf("mwait %" PRIx32 " %" PRIx32, ev->variant.mwait.hints,
 		       ev->variant.mwait.ext);
+		xref_eip(opt, ev, "ip", ev->variant.mwait.ip);
 		break;
 	case ptev_pwre:
 		printf("pwre c%u.%u%s", (ev->variant.pwre.state + 1u) & 0xf,
@@ -113,9 +153,11 @@ static void xref_print_event(const struct pt_event *ev)
 		break;
 	case ptev_ptwrite:
 		printf("ptwrite: %" PRIx64, ev->variant.ptwrite.payload);
+		xref_eip(opt, ev, "ip", ev->variant.ptwrite.ip);
 		break;
 	case ptev_tick:
 		printf("tick");
+		xref_eip(opt, ev, "ip", ev->variant.tick.ip);
 		break;
 	case ptev_cbr:
 		printf("cbr: %x", (unsigned)ev->variant.cbr.ratio);
@@ -144,7 +186,8 @@ static void xref_diagnose(const struct ref_lib *lib, void *decoder, uint64_t ip,
 }
 
 /* Report the pending events; returns the last status. */
-static int xref_drain(const struct ref_lib *lib, void *decoder, int status)
+static int xref_drain(const struct ref_lib *lib, const struct xref_print *opt,
+                      void *decoder, int status)
 {
 	while (status >= 0 && (status & pts_event_pending)) {
 		struct ref_event ev;
@@ -154,12 +197,13 @@ static int xref_drain(const struct ref_lib *lib, void *decoder, int status)
 		if (status < 0)
 			break;
 		if (!ev.ev.status_update)
-			xref_print_event(&ev.ev);
+			xref_print_event(opt, &ev.ev);
 	}
 	return status;
 }
 
-static void xref_decode(const struct ref_lib *lib, void *decoder)
+static void xref_decode(const struct ref_lib *lib, const struct xref_print *opt,
+                        void *decoder)
 {
 	struct ref_insn insn;
 	uint64_t sync = 0;
@@ -182,7 +226,7 @@ static void xref_decode(const struct ref_lib *lib, void *decoder)
 			continue;
 		}
 		for (;;) {
-			status = xref_drain(lib, decoder, status);
+			status = xref_drain(lib, opt, decoder, status);
 			if (status < 0)
 				break;
 			if (status & pts_eos) {
@@ -243,6 +287,7 @@ int main(int argc, char **argv)
 	uint8_t *trace;
 	size_t size;
 	int has_to = 0, status = XREF_OK, which = 0, no_libipt = 0;
+	struct xref_print print = {0, 0};
 
 	pt_config_init(&config);
 	for (int i = 1; i < argc; ++i) {
@@ -256,6 +301,14 @@ int main(int argc, char **argv)
 			which = 2;
 		} else if (!strcmp(argv[i], "--no-libipt")) {
 			no_libipt = 1;
+		} else if (!strcmp(argv[i], "--event:ip")) {
+			print.event_ip = 1;
+		} else if (!strcmp(argv[i], "--event:time")) {
+			print.event_time = 1;
+		} else if (!strcmp(argv[i], "--insn-decoder") ||
+		           !strcmp(argv[i], "--block-decoder")) {
+			/* The same flow either way; this prints the
+			 * instruction-flow decoder's. */
 		} else if (!strcmp(argv[i], "--raw") && next) {
 			raw = next;
 			++i;
@@ -357,7 +410,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptxed_ref: cannot set up the decoder.\n");
 		status = XREF_ERROR;
 	} else {
-		xref_decode(&lib, decoder);
+		xref_decode(&lib, &print, decoder);
 	}
 	if (decoder)
 		lib.insn_free(decoder);
