@@ -15,7 +15,8 @@
 #   query   <program> is ptqry; it makes the calls the expectation names on
 #           ptdecode's query decoder, and then on libipt 2.0.5's
 #           (ptqry --libipt), so that the expectation is confirmed to be
-#           libipt's answer.  A test whose "; opt(query):" line says
+#           libipt's answer.  The results of ptd_qry_next_batch() on the
+#           trace must be those of the pull API (ptqry --batch, --steps).  A test whose "; opt(query):" line says
 #           --no-libipt differs on purpose and is not confirmed; neither is
 #           any test when libipt.so.2 cannot be loaded.
 #   ptxed   <program> is "<ptxed>:<ptxed_ref>", where <ptxed> is "none"
@@ -161,6 +162,15 @@ flow)
 query)
 	run "what ptdecode's query decoder returned" "$out-query" \
 		"$prog" --script "$exp" "$@" || exit 1
+	# The batch interface must give the results of the pull API.
+	"$prog" --steps "$@" > "$out-steps.out" 2>&1
+	"$prog" --batch "$@" > "$out-batch.out" 2>&1
+	if ! diff -u "$out-steps.out" "$out-batch.out" > "$out-batch.diff"; then
+		echo "FAIL: ptd_qry_next_batch() differs from the pull API" \
+			"(- pull, + batch):"
+		cat "$out-batch.diff"
+		exit 1
+	fi
 	run "what libipt 2.0.5's query decoder returned" "$out-query-libipt" \
 		"$prog" --libipt --script "$exp" "$@"
 	status=$?

@@ -4,6 +4,7 @@
  *
  *   ptqry [<options>] --script <file> <trace>[:<from>[-<to>]]
  *   ptqry [<options>] --auto <trace>[:<from>[-<to>]]
+ *   ptqry [<options>] --steps|--batch <trace>[:<from>[-<to>]]
  *
  * With --script, every line of <file> names a pt_qry_* call (sync, cond,
  * indirect, event, time, ...); ptqry makes these calls in this order on a
@@ -16,9 +17,13 @@
  * sync forward after errors) and prints the same kind of lines, a draft for
  * a new expectation.
  *
- * --libipt runs the calls on libipt 2.0.5 instead of ptdecode. */
+ * --libipt runs the calls on libipt 2.0.5 instead of ptdecode.  --steps and
+ * --batch print the results of the standard query loop from the pull API and
+ * from ptd_qry_next_batch() in one format (qry_steps.h), for comparing the
+ * two. */
 #include "qry_backend.h"
 #include "qry_format.h"
+#include "qry_steps.h"
 
 #include "ptdecode/ptdecode.h"
 
@@ -42,6 +47,8 @@ struct ptqry_options {
 	const char *script;
 	const char *trace;
 	int auto_mode;
+	int steps;
+	int batch;
 	int libipt;
 	int no_libipt;
 };
@@ -51,7 +58,8 @@ static void ptqry_usage(FILE *out, const char *prog)
 	fprintf(out,
 	        "usage: %s [<options>] --script <file> "
 	        "<trace>[:<from>[-<to>]]\n"
-	        "       %s [<options>] --auto <trace>[:<from>[-<to>]]\n"
+	        "       %s [<options>] --auto|--steps|--batch "
+	        "<trace>[:<from>[-<to>]]\n"
 	        "\n"
 	        "Make the pt_qry_* calls that the lines of <file> name on a "
 	        "query decoder\n"
@@ -65,6 +73,12 @@ static void ptqry_usage(FILE *out, const char *prog)
 	        "  --auto                   choose the calls as a client that "
 	        "knows no code\n"
 	        "                           would, to draft an expectation.\n"
+	        "  --steps                  run the standard query loop "
+	        "(<ptdecode/ptd_query.h>)\n"
+	        "                           and print each result and the "
+	        "time after it.\n"
+	        "  --batch                  the same with ptd_qry_next_batch() "
+	        "(ptdecode only).\n"
 	        "  --libipt                 use libipt 2.0.5 (libipt.so.2, or "
 	        "$PTD_LIBIPT)\n"
 	        "                           instead of ptdecode; exit 77 if it "
@@ -132,6 +146,10 @@ static int ptqry_parse_args(int argc, char **argv, struct ptqry_options *opts,
 			++i;
 		} else if (!strcmp(arg, "--auto")) {
 			opts->auto_mode = 1;
+		} else if (!strcmp(arg, "--steps")) {
+			opts->steps = 1;
+		} else if (!strcmp(arg, "--batch")) {
+			opts->batch = 1;
 		} else if (!strcmp(arg, "--libipt")) {
 			opts->libipt = 1;
 		} else if (!strcmp(arg, "--no-libipt")) {
@@ -186,11 +204,16 @@ static int ptqry_parse_args(int argc, char **argv, struct ptqry_options *opts,
 			opts->trace = arg;
 		}
 	}
-	if (!opts->trace || (!opts->script == !opts->auto_mode)) {
+	if (!opts->trace || (!!opts->script + opts->auto_mode + opts->steps +
+	                     opts->batch) != 1) {
 		fprintf(stderr,
-		        "%s: need a trace and one of --script and --auto.  Use "
-		        "--help for help.\n",
+		        "%s: need a trace and one of --script, --auto, --steps "
+		        "and --batch.  Use --help for help.\n",
 		        prog);
+		return -1;
+	}
+	if (opts->batch && opts->libipt) {
+		fprintf(stderr, "%s: libipt has no batch interface.\n", prog);
 		return -1;
 	}
 	return 0;
@@ -601,6 +624,11 @@ int main(int argc, char **argv)
 	if (opts.script) {
 		if (ptqry_run_script(&be, opts.script, script) < 0)
 			status = PTQRY_EXIT_USAGE;
+	} else if (opts.steps) {
+		ptqry_steps_pull(&be);
+	} else if (opts.batch) {
+		if (ptqry_steps_batch(be.decoder) < 0)
+			status = PTQRY_EXIT_ERROR;
 	} else {
 		ptqry_run_auto(&be);
 	}

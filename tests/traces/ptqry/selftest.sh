@@ -8,7 +8,8 @@
 # --help prints a usage text; bad command lines exit with 2; a script line
 # that names no call exits with 2 and names the line; a missing trace exits
 # with 1; --libipt with --no-libipt exits with 77 at once; --auto on a
-# small trace prints a sync line first and "sync error eos" last.
+# small trace prints a sync line first and "sync error eos" last; --steps
+# and --batch print the same.
 set -u
 
 fail() {
@@ -30,7 +31,8 @@ case $text in
 esac
 
 for args in "" "--bogus x.pt" "--script" "--auto" "--script s --auto x.pt" \
-	"--auto a.pt b.pt" "--cpu 6/x --auto x.pt" "--mtc-freq 99 --auto x.pt"; do
+	"--auto a.pt b.pt" "--cpu 6/x --auto x.pt" "--mtc-freq 99 --auto x.pt" \
+	"--steps --batch x.pt" "--libipt --batch x.pt"; do
 	# shellcheck disable=SC2086
 	"$ptqry" $args > /dev/null 2>&1
 	status=$?
@@ -67,4 +69,11 @@ head -n 1 "$work/auto.out" | grep -q '^sync 0000000000000000 ip 0000000000001000
 	fail "--auto: first line: $(head -n 1 "$work/auto.out")"
 [ "$(tail -n 1 "$work/auto.out")" = "sync error eos" ] ||
 	fail "--auto: last line: $(tail -n 1 "$work/auto.out")"
+
+"$ptqry" --steps "$work/t.pt" > "$work/steps.out" || fail "--steps: $?"
+"$ptqry" --batch "$work/t.pt" > "$work/batch.out" || fail "--batch: $?"
+[ "$(head -n 1 "$work/steps.out")" = "sync ip 0000000000001000" ] ||
+	fail "--steps: first line: $(head -n 1 "$work/steps.out")"
+cmp -s "$work/steps.out" "$work/batch.out" ||
+	fail "--steps and --batch differ: $(diff "$work/steps.out" "$work/batch.out")"
 exit 0

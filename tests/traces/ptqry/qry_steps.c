@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptqry: the standard query loop through the pull API and through
+ * ptd_qry_next_batch(), printed alike. */
+#include "qry_steps.h"
+
+#include "qry_format.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The most results printed: the traces of tests are small. */
+#define PTQRY_STEPS_MAX 100000
+
+static void ptqry_step_time(int has_tsc, uint64_t tsc, uint32_t lost_mtc,
+                            uint32_t lost_cyc)
+{
+	printf("time tsc 0x%" PRIx64 " lost-mtc 0x%" PRIx32
+	       " lost-cyc 0x%" PRIx32 "%s\n",
+	       tsc, lost_mtc, lost_cyc, has_tsc ? "" : " no-tsc");
+}
+
+static void ptqry_step_ip(const char *kind, int suppressed, uint64_t ip)
+{
+	if (suppressed)
+		printf("%s suppressed\n", kind);
+	else
+		printf("%s ip %016" PRIx64 "\n", kind, ip);
+}
+
+static void ptqry_step_error(int code, uint64_t offset)
+{
+	printf("step");
+	ptqry_print_error(stdout, code);
+	printf(" at %016" PRIx64 "\n", offset);
+}
+
+static void ptqry_step_event(const struct pt_event *ev)
+{
+	printf("event");
+	ptqry_print_event(stdout, ev);
+	printf("\n");
+}
+
+/* ---- the pull API ------------------------------------------------------ */
+
+/* The time after a step. */
+static void ptqry_pull_time(const struct ptqry_backend *be)
+{
+	uint64_t tsc = 0;
+	uint32_t lost_mtc = 0, lost_cyc = 0;
+	int status = be->time(be->decoder, &tsc, &lost_mtc, &lost_cyc);
+
+	ptqry_step_time(status >= 0, tsc, lost_mtc, lost_cyc);
+}
+
+/* A failed step: an error line unless it is the end of the trace. */
+static void ptqry_pull_error(const struct ptqry_backend *be, int status)
+{
+	uint64_t offset = 0;
+
+	if (status == -pte_eos)
+		return;
+	(void)be->get_offset(be->decoder, &offset);
+	ptqry_step_error(status, offset);
+	ptqry_pull_time(be);
+}
+
+/* Sync forward and print the result; returns it. */
+static int ptqry_pull_sync(const struct ptqry_backend *be)
+{
+	uint64_t ip = 0;
+	int status = be->sync_forward(be->decoder, &ip);
+
+	if (status < 0) {
+		ptqry_pull_error(be, status);
+		return status;
+	}
+	ptqry_step_ip("sync", status & pts_ip_suppressed, ip);
+	ptqry_pull_time(be);
+	return status;
+}
+
+void ptqry_steps_pull(const struct ptqry_backend *be)
+{
+	int status = -pte_nosync;
+
+	for (unsigned n = 0; n < PTQRY_STEPS_MAX; ++n) {
+		if (status < 0) {
+			status = ptqry_pull_sync(be);
+			if (status == -pte_eos)
+				return;
+		} else if (status & pts_event_pending) {
+			struct pt_event ev;
+
+			status = be->event(be->decoder, &ev);
+			if (status < 0) {
+				ptqry_pull_error(be, status);
+			} else {
+				ptqry_step_event(&ev);
+				ptqry_pull_time(be);
+			}
+		} else if (status & pts_eos) {
+			/* Nothing follows: sync forward to the next PSB. */
+			status = -pte_nosync;
+		} else {
+			uint64_t ip = 0;
+			int taken = 0;
+
+			status = be->cond_branch(be->decoder, &taken);
+			if (status >= 0) {
+				printf("cond %s\n",
+				       taken ? "taken" : "not-taken");
+				ptqry_pull_time(be);
+				continue;
+			}
+			if (status == -pte_bad_query) {
+				status = be->indirect_branch(be->decoder, &ip);
+				if (status >= 0) {
+					ptqry_step_ip(
+					        "indirect",
+					        status & pts_ip_suppressed, ip);
+					ptqry_pull_time(be);
+					continue;
+				}
+			}
+			ptqry_pull_error(be, status);
+		}
+	}
+}
+
+/* ---- ptd_qry_next_batch() ---------------------------------------------- */
+
+int ptqry_steps_batch(struct pt_query_decoder *decoder)
+{
+	struct ptd_qry_item items[64];
+	struct pt_event events[8];
+
+	for (unsigned n = 0; n < PTQRY_STEPS_MAX;) {
+		int count = ptd_qry_next_batch(decoder, items, 64, events, 8);
+
+		if (count == -pte_eos)
+			return 0;
+		if (count <= 0) {
+			fprintf(stderr,
+			        "ptqry: ptd_qry_next_batch() returned "
+			        "%d.\n",
+			        count);
+			return -1;
+		}
+		for (int i = 0; i < count; ++i, ++n) {
+			const struct ptd_qry_item *it = &items[i];
+			int suppressed = it->flags & ptd_qry_item_ip_suppressed;
+			int has_tsc = (it->flags & ptd_qry_item_has_tsc) != 0;
+			unsigned k;
+
+			switch (it->kind) {
+			case ptd_qry_item_tnt:
+				for (k = it->count; k > 0; --k) {
+					printf("cond %s\n",
+					       (it->value >> (k - 1)) & 1
+					               ? "taken"
+					               : "not-taken");
+					ptqry_step_time(has_tsc, it->tsc,
+					                it->lost_mtc,
+					                it->lost_cyc);
+				}
+				continue;
+			case ptd_qry_item_tip:
+				ptqry_step_ip("indirect", suppressed,
+				              it->value);
+				break;
+			case ptd_qry_item_sync:
+				ptqry_step_ip("sync", suppressed, it->value);
+				break;
+			case ptd_qry_item_event:
+				if (it->value >= 8) {
+					fprintf(stderr,
+					        "ptqry: event index "
+					        "%" PRIu64 " out of "
+					        "range.\n",
+					        it->value);
+					return -1;
+				}
+				ptqry_step_event(&events[it->value]);
+				break;
+			case ptd_qry_item_error:
+				ptqry_step_error(it->error, it->value);
+				break;
+			default:
+				fprintf(stderr,
+				        "ptqry: unknown item kind %u.\n",
+				        it->kind);
+				return -1;
+			}
+			ptqry_step_time(has_tsc, it->tsc, it->lost_mtc,
+			                it->lost_cyc);
+		}
+	}
+	return 0;
+}

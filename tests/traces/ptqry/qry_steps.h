@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptqry: the results of the standard query loop, from the pull API or from
+ * ptd_qry_next_batch(), in one format, so that the two can be compared.
+ *
+ * The loop is the one <ptdecode/ptd_query.h> describes: sync forward; then
+ * an event while one is pending, else a conditional branch, else (on
+ * -pte_bad_query) an indirect branch; sync forward after an error; stop at
+ * the end of the trace.  Each result is one line, followed by a "time" line
+ * with what pt_qry_time() says after it:
+ *
+ *   sync [ip <ip>|suppressed]     cond taken|not-taken
+ *   indirect [ip <ip>|suppressed] event <event as in qry_format.h>
+ *   step error <code> at <offset> time tsc 0x<t> lost-mtc 0x<n> lost-cyc 0x<n>
+ * [no-tsc]
+ *
+ * Status flags are not printed: the batch interface has none. */
+#ifndef PTQRY_STEPS_H
+#define PTQRY_STEPS_H
+
+#include "qry_backend.h"
+
+/* Run the loop with the pull API of @backend. */
+void ptqry_steps_pull(const struct ptqry_backend *backend);
+
+/* Run the loop with ptd_qry_next_batch() on ptdecode's @decoder.  Returns
+ * 0, or -1 after a message if the batch call fails. */
+int ptqry_steps_batch(struct pt_query_decoder *decoder);
+
+#endif /* PTQRY_STEPS_H */
