@@ -3,16 +3,28 @@
  * of the Zydis 4 decoding modes beneath it, over every instruction of an
  * ELF file's .text (default: the C library), decoded in 64-bit mode.
  *
- *   ild_bench [--file <elf>] [--reps <n>] [--smoke]
+ *   ild_bench [--file <elf>] [--reps <n>] [--smoke] [--corpora <dir>]
  *
  * Each variant decodes the same instruction starts (found once by a linear
  * decode) in order, as a flow decoder would walk code without a block
  * cache; each repetition times one pass over all of them.  Prints the best
  * and the median repetition per variant, in thread CPU time (the machine
- * may be shared).  See docs/ild.md. */
+ * may be shared).
+ *
+ * Then, if libxdc's mruby trace and page dump are in the corpora folder
+ * (default PTD_CORPORA_DIR), the share of instruction decoding in the block
+ * decoder: the flow layer decodes every instruction address once per
+ * decoder (its decode cache), so a pass of a fresh block decoder over the
+ * trace decodes each distinct instruction address once.  Reported: the
+ * block decoder's time per pass (best and median), the number of distinct
+ * addresses (from an instruction-flow pass), and their decoding time at
+ * the best ptd_ild_decode speed above as a share of the best pass.  See
+ * docs/ild.md. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "ild/ild.h"
+
+#include "ptdecode/ptdecode.h"
 
 #include <Zydis/Zydis.h>
 
@@ -150,6 +162,162 @@ static unsigned long run_pass(const struct bench *b, enum variant v)
 	return sum;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One pass of a fresh block decoder over @trace (resynchronizing after
+ * errors); returns the instructions, or -1. */
+static long flow_block_pass(uint8_t *trace, size_t size, struct pt_image *image)
+{
+	struct pt_block_decoder *dec;
+	struct pt_config config;
+	long insns = 0;
+	int status;
+
+	pt_config_init(&config);
+	config.begin = trace;
+	config.end = trace + size;
+	dec = pt_blk_alloc_decoder(&config);
+	if (!dec || pt_blk_set_image(dec, image) < 0)
+		return -1;
+	status = pt_blk_sync_forward(dec);
+	while (status != -pte_eos) {
+		struct pt_block block;
+
+		if (status < 0) {
+			status = pt_blk_sync_forward(dec);
+			continue;
+		}
+		while (status >= 0 && (status & pts_event_pending)) {
+			struct pt_event ev;
+
+			status = pt_blk_event(dec, &ev, sizeof(ev));
+		}
+		if (status < 0)
+			continue;
+		status = pt_blk_next(dec, &block, sizeof(block));
+		insns += block.ninsn;
+	}
+	pt_blk_free_decoder(dec);
+	return insns;
+}
+
+/* The distinct instruction addresses of an instruction-flow pass. */
+static long flow_distinct(uint8_t *trace, size_t size, struct pt_image *image,
+                          long insns)
+{
+	struct pt_insn_decoder *dec;
+	struct pt_config config;
+	uint64_t *ips = malloc((size_t)insns * sizeof(*ips) + 1);
+	long n = 0, i, distinct = 0;
+	int status;
+
+	pt_config_init(&config);
+	config.begin = trace;
+	config.end = trace + size;
+	dec = pt_insn_alloc_decoder(&config);
+	if (!ips || !dec || pt_insn_set_image(dec, image) < 0) {
+		free(ips);
+		pt_insn_free_decoder(dec);
+		return -1;
+	}
+	status = pt_insn_sync_forward(dec);
+	while (status != -pte_eos) {
+		struct pt_insn insn;
+
+		if (status < 0) {
+			status = pt_insn_sync_forward(dec);
+			continue;
+		}
+		while (status >= 0 && (status & pts_event_pending)) {
+			struct pt_event ev;
+
+			status = pt_insn_event(dec, &ev, sizeof(ev));
+		}
+		if (status < 0)
+			continue;
+		status = pt_insn_next(dec, &insn, sizeof(insn));
+		if (status >= 0 && n < insns)
+			ips[n++] = insn.ip;
+	}
+	pt_insn_free_decoder(dec);
+	qsort(ips, (size_t)n, sizeof(*ips), cmp_u64);
+	for (i = 0; i < n; ++i)
+		if (!i || ips[i] != ips[i - 1])
+			++distinct;
+	free(ips);
+	return distinct;
+}
+
+static int cmp_double(const void *a, const void *b);
+
+/* The share of instruction decoding in the block decoder on mruby. */
+static int flow_share(const char *corpora, unsigned reps, double ild_ns)
+{
+	char trace_path[1024], addr_path[1024], dump_path[1024];
+	struct pt_image *image;
+	uint8_t *trace;
+	size_t size = 0;
+	double *times;
+	long insns = 0, distinct;
+	unsigned r;
+
+	snprintf(trace_path, sizeof(trace_path), "%s/libxdc/mruby/trace",
+	         corpora);
+	snprintf(addr_path, sizeof(addr_path), "%s/libxdc/mruby/data.addr",
+	         corpora);
+	snprintf(dump_path, sizeof(dump_path), "%s/libxdc/mruby/data.dump",
+	         corpora);
+	trace = read_file(trace_path, &size);
+	if (!trace) {
+		printf("%s not readable: block decoder share skipped\n",
+		       trace_path);
+		return 0;
+	}
+	image = pt_image_alloc("mruby");
+	times = malloc(reps * sizeof(*times));
+	if (!image || !times ||
+	    ptd_image_add_page_dump(image, addr_path, dump_path, NULL) <= 0) {
+		fprintf(stderr, "%s: cannot load the page dump\n", dump_path);
+		free(times);
+		pt_image_free(image);
+		free(trace);
+		return 1;
+	}
+	for (r = 0; r < reps; ++r) {
+		double t0 = now_ns();
+
+		insns = flow_block_pass(trace, size, image);
+		times[r] = now_ns() - t0;
+		if (insns <= 0) {
+			fprintf(stderr, "block decoder failed\n");
+			return 1;
+		}
+	}
+	qsort(times, reps, sizeof(*times), cmp_double);
+	distinct = flow_distinct(trace, size, image, insns);
+	printf("\nblock decoder, libxdc mruby (%zu bytes, %ld instructions), "
+	       "fresh decoder per pass:\n",
+	       size, insns);
+	printf("  pass: best %.2f ms, median %.2f ms (%.2f ns/instruction "
+	       "best)\n",
+	       times[0] / 1e6, times[reps / 2] / 1e6, times[0] / (double)insns);
+	printf("  distinct instruction addresses: %ld (about one decode each)\n",
+	       distinct);
+	printf("  their decoding at %.2f ns: %.2f ms = %.1f %% of the best "
+	       "pass\n",
+	       ild_ns, (double)distinct * ild_ns / 1e6,
+	       100.0 * (double)distinct * ild_ns / times[0]);
+	free(times);
+	pt_image_free(image);
+	free(trace);
+	return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -160,6 +328,8 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	const char *path = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	const char *corpora = PTD_CORPORA_DIR;
+	double ild_best = 0;
 	unsigned reps = 15, r;
 	int smoke = 0, i;
 	size_t size = 0, offset, pos;
@@ -175,10 +345,12 @@ int main(int argc, char **argv)
 			reps = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (strcmp(argv[i], "--smoke") == 0)
 			smoke = 1;
+		else if (strcmp(argv[i], "--corpora") == 0 && i + 1 < argc)
+			corpora = argv[++i];
 		else {
 			fprintf(stderr,
 			        "usage: %s [--file <elf>] [--reps <n>] "
-			        "[--smoke]\n",
+			        "[--smoke] [--corpora <dir>]\n",
 			        argv[0]);
 			return 2;
 		}
@@ -247,7 +419,11 @@ int main(int argc, char **argv)
 		qsort(times, reps, sizeof(*times), cmp_double);
 		printf("%-40s %10.2f %10.2f\n", variant_name[i], times[0],
 		       times[reps / 2]);
+		if (i == v_ild)
+			ild_best = times[0];
 	}
+	if (!smoke && flow_share(corpora, reps, ild_best))
+		return 1;
 
 	ptd_ild_free(b.ctx);
 	free(b.starts);
