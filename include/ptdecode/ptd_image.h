@@ -58,7 +58,8 @@ ptd_iscache_add_buffer(struct pt_image_section_cache *iscache, const void *buf,
  * -pte_invalid for a NULL @image, @addr_path or @dump_path, or a file that
  * cannot be opened; -pte_bad_file if the size of @addr_path is not a
  * multiple of 8 or if @dump_path is shorter than 4096 bytes times the
- * number of addresses; -pte_nomem.  On error nothing is added. */
+ * number of addresses; -pte_nomem.  After an error other than -pte_nomem
+ * nothing has been added. */
 extern pt_export int ptd_image_add_page_dump(struct pt_image *image,
                                              const char *addr_path,
                                              const char *dump_path,
