@@ -306,7 +306,8 @@ static int flow_share(const char *corpora, unsigned reps, double ild_ns)
 	printf("  pass: best %.2f ms, median %.2f ms (%.2f ns/instruction "
 	       "best)\n",
 	       times[0] / 1e6, times[reps / 2] / 1e6, times[0] / (double)insns);
-	printf("  distinct instruction addresses: %ld (about one decode each)\n",
+	printf("  distinct instruction addresses: %ld (about one decode "
+	       "each)\n",
 	       distinct);
 	printf("  their decoding at %.2f ns: %.2f ms = %.1f %% of the best "
 	       "pass\n",
