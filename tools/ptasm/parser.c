@@ -516,7 +516,12 @@ static int ptasm_parse_pt_comment(struct ptasm_parser *parser, const char *s,
 		copy[open - copy] = ' ';
 		copy[len - 1] = ' ';
 	}
-	err = ptasm_parse_statement(parser, copy, len);
+	if (len >= 4 && memcmp(copy, ".exp", 4) == 0)
+		err = ptasm_error(parser->diag, parser->line,
+		                  "pttc's .exp(<tool>) is written as an "
+		                  "'expect <tool>' block ... 'end' here");
+	else
+		err = ptasm_parse_statement(parser, copy, len);
 	free(copy);
 	return err;
 }
