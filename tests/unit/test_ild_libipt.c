@@ -656,11 +656,29 @@ static void test_opcode_pairs(void **state)
 {
 	static const struct {
 		uint8_t len;
-		uint8_t bytes[3];
+		uint8_t bytes[4];
 	} leads[] = {
-	        {0, {0}},          {1, {0x0f}},       {2, {0x66, 0x0f}},
-	        {2, {0xf3, 0x0f}}, {2, {0xf2, 0x0f}}, {2, {0x0f, 0x38}},
-	        {2, {0x0f, 0x3a}}, {1, {0x66}},       {1, {0x48}},
+	        {0, {0}},
+	        {1, {0x0f}},
+	        {2, {0x66, 0x0f}},
+	        {2, {0xf3, 0x0f}},
+	        {2, {0xf2, 0x0f}},
+	        {2, {0x0f, 0x38}},
+	        {2, {0x0f, 0x3a}},
+	        {1, {0x66}},
+	        {1, {0x48}},
+	        /* VEX: the payload byte and the opcode. */
+	        {1, {0xc5}},
+	        {2, {0xc4, 0xe1}},
+	        {2, {0xc4, 0xe2}},
+	        {2, {0xc4, 0xe3}},
+	        /* EVEX maps 1, 2, 3, 5, 6: the last payload byte and the
+	         * opcode. */
+	        {3, {0x62, 0xf1, 0x7c}},
+	        {3, {0x62, 0xf2, 0x7d}},
+	        {3, {0x62, 0xf3, 0x7d}},
+	        {3, {0x62, 0xf5, 0x7c}},
+	        {3, {0x62, 0xf6, 0x7d}},
 	};
 	struct fixture *f = *state;
 	struct diff_stats stats = {0};
