@@ -27,7 +27,9 @@
  * is bounded by the size of the trace (no endless loop); event types are
  * known; with the default estimator, pt_qry_time() never goes backwards
  * between resynchronizations once it has a TSC; pt_qry_sync_backward lands
- * on a PSB before the position it started from.  The trace is copied into an
+ * on a PSB before the position it started from; ptd_qry_next_batch(), with
+ * random numbers of items and events per call, gives the pull API's results
+ * item for item, times included.  The trace is copied into an
  * allocation of exactly its size so that ASan reports reads past it; the
  * libFuzzer run uses -rss_limit_mb/-malloc_limit_mb for bounded memory. */
 #define _POSIX_C_SOURCE 200809L
@@ -251,6 +253,138 @@ static void fuzz_backward(struct fuzz *f, const struct pt_config *config)
 	pt_qry_free_decoder(dec);
 }
 
+/* The batch interface (ptd_qry_next_batch) against the pull API driven by
+ * the loop that ptd_query.h describes: every item, expanded into single
+ * results, must be the pull API's next result, with the same time. */
+struct pull {
+	struct pt_query_decoder *dec;
+	int status;
+};
+
+/* The next result of the pull loop: its kind (enum ptd_qry_item_kind) or 0
+ * at the end; @value, @ev and @err describe it. */
+static int pull_next(struct pull *p, uint64_t *value, struct pt_event *ev,
+                     int *err)
+{
+	*value = 0;
+	*err = 0;
+	for (;;) {
+		uint64_t ip = 0;
+		int taken = 0;
+
+		if (p->status < 0) {
+			if (p->status != -pte_nosync && p->status != -pte_eos) {
+				*err = p->status;
+				(void)pt_qry_get_offset(p->dec, value);
+				p->status = -pte_nosync;
+				return ptd_qry_item_error;
+			}
+			p->status = pt_qry_sync_forward(p->dec, &ip);
+			if (p->status == -pte_eos)
+				return 0;
+			if (p->status < 0)
+				continue;
+			*value = (p->status & pts_ip_suppressed) ? 0 : ip;
+			return ptd_qry_item_sync;
+		}
+		if (p->status & pts_event_pending) {
+			memset(ev, 0, sizeof(*ev));
+			p->status = pt_qry_event(p->dec, ev, sizeof(*ev));
+			if (p->status >= 0)
+				return ptd_qry_item_event;
+			continue;
+		}
+		if (p->status & pts_eos) {
+			p->status = -pte_eos;
+			continue;
+		}
+		p->status = pt_qry_cond_branch(p->dec, &taken);
+		if (p->status >= 0) {
+			*value = (uint64_t)taken;
+			return ptd_qry_item_tnt;
+		}
+		if (p->status != -pte_bad_query)
+			continue;
+		p->status = pt_qry_indirect_branch(p->dec, &ip);
+		if (p->status >= 0) {
+			*value = (p->status & pts_ip_suppressed) ? 0 : ip;
+			return ptd_qry_item_tip;
+		}
+	}
+}
+
+static void fuzz_batch(struct fuzz *f, const struct pt_config *config,
+                       const struct ptd_time_config *tconfig)
+{
+	struct ptd_qry_item items[40];
+	struct pt_event events[8], ev;
+	struct pt_query_decoder *dec;
+	struct pull p;
+	uint64_t calls = 0;
+
+	dec = ptd_qry_alloc_decoder(config, tconfig);
+	p.dec = ptd_qry_alloc_decoder(config, tconfig);
+	p.status = -pte_nosync;
+	FUZZ_CHECK(dec && p.dec, "allocation failed");
+	for (;;) {
+		size_t nitems = 2 + fuzz_rand(f) % 39;
+		size_t nevents = fuzz_rand(f) % 9;
+		int n = ptd_qry_next_batch(dec, items, nitems, events, nevents);
+
+		FUZZ_CHECK(calls++ <= 4 * f->size + 64, "endless batch");
+		if (n == -pte_eos)
+			break;
+		FUZZ_CHECK(n >= 0 && (size_t)n <= nitems, "batch returned %d",
+		           n);
+		for (int i = 0; i < n; ++i) {
+			const struct ptd_qry_item *it = &items[i];
+			unsigned m =
+			        it->kind == ptd_qry_item_tnt ? it->count : 1;
+
+			FUZZ_CHECK(m >= 1 && m <= 64, "run of %u", m);
+			for (unsigned b = 0; b < m; ++b) {
+				uint64_t value, tsc = 0;
+				uint32_t lmtc = 0, lcyc = 0;
+				int kind, err, ts;
+
+				kind = pull_next(&p, &value, &ev, &err);
+				ts = pt_qry_time(p.dec, &tsc, &lmtc, &lcyc);
+				FUZZ_CHECK(kind == it->kind,
+				           "batch kind %d, pull kind %d",
+				           it->kind, kind);
+				if (kind == ptd_qry_item_tnt)
+					FUZZ_CHECK(((it->value >> (m - 1 - b)) &
+					            1) == value,
+					           "outcome");
+				else if (kind == ptd_qry_item_event) {
+					FUZZ_CHECK(it->value < nevents,
+					           "event index");
+					FUZZ_CHECK(!memcmp(&events[it->value],
+					                   &ev, sizeof(ev)),
+					           "event");
+				} else
+					FUZZ_CHECK(
+					        it->value == value,
+					        "value %llx, pull %llx",
+					        (unsigned long long)it->value,
+					        (unsigned long long)value);
+				FUZZ_CHECK(it->error == err, "error");
+				FUZZ_CHECK(it->tsc == tsc &&
+				                   it->lost_mtc == lmtc &&
+				                   it->lost_cyc == lcyc &&
+				                   !!(it->flags &
+				                      ptd_qry_item_has_tsc) ==
+				                           (ts >= 0),
+				           "time");
+			}
+		}
+	}
+	FUZZ_CHECK(pull_next(&p, &(uint64_t){0}, &ev, &(int){0}) == 0,
+	           "the batch ends early");
+	pt_qry_free_decoder(dec);
+	pt_qry_free_decoder(p.dec);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ptd_time_config tconfig;
@@ -285,6 +419,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_forward(&f, &config, &tconfig);
 	fuzz_backward(&f, &config);
+	fuzz_batch(&f, &config, &tconfig);
 
 	free(buf);
 	return 0;

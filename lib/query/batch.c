@@ -255,9 +255,10 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 
 			if (pos >= limit)
 				goto generic;
-			while (*pos == 0)
-				if (++pos >= limit)
-					goto generic;
+			if (*pos == 0) {
+				pos = ptd_qry_skip_pad(pos);
+				continue;
+			}
 			size = ptd_pkt_decode_fast(pos, pkt);
 			if (!size) {
 				state.bip_size = 0;

@@ -11,6 +11,8 @@
 #include "time/time.h"
 #include "tnt_cache.h"
 
+#include <string.h>
+
 /* What a packet means to the query decoder. */
 enum ptd_qf {
 	ptd_qf_tip = 1 << 0,    /* TIP */
@@ -87,6 +89,21 @@ void ptd_qry_snapshot(struct pt_query_decoder *decoder);
 
 /* Read on up to the next packet that matters to a query. */
 int ptd_qry_read_ahead(struct pt_query_decoder *decoder);
+
+/* Skip the PAD at @pos and the ones after it, up to 8 of them: PADs come in
+ * runs.  At least 8 bytes must lie ahead. */
+static inline const uint8_t *ptd_qry_skip_pad(const uint8_t *pos)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&    \
+        (defined(__GNUC__) || defined(__clang__))
+	uint64_t w;
+
+	memcpy(&w, pos, sizeof(w));
+	return w ? pos + ((unsigned)__builtin_ctzll(w) >> 3) : pos + 8;
+#else
+	return pos + 1;
+#endif
+}
 
 /* Decode the packet at decoder->pos into decoder->next. */
 int ptd_qry_fetch(struct pt_query_decoder *decoder);

@@ -1406,8 +1406,75 @@ static int ptd_qry_decode(struct pt_query_decoder *decoder)
 }
 
 /* Read on up to the next packet that matters to a query. */
+/* The common part of the read-ahead, in a tight loop: PAD (skipped) and
+ * TSC, TMA, MTC and CYC (fed to the time engine, as ptd_qry_decode() would
+ * consume them) up to a TNT, TIP, TIP.PGE or TIP.PGD, where the read-ahead
+ * stops whatever is pending.  Returns 1 with that packet fetched as
+ * ptd_qry_fetch() leaves it, or 0 with decoder->pos at a packet for the
+ * general loop (any other packet, a decode error, the last bytes of the
+ * buffer, a PEBS block). */
+static int ptd_qry_ahead_fast(struct pt_query_decoder *decoder)
+{
+	const struct pt_config *config = &decoder->config;
+	const uint8_t *const end = config->end;
+	const uint8_t *const limit = end - 16;
+	const uint8_t *pos = decoder->pos;
+	struct pt_packet *pkt = &decoder->next;
+	int stop = 0;
+
+	if (decoder->pstate.bip_size)
+		return 0;
+	while (pos < limit) {
+		struct ptd_pkt_state state = {0};
+		struct ptd_time_ahead ahead;
+		int size;
+
+		if (*pos == 0) {
+			pos = ptd_qry_skip_pad(pos);
+			continue;
+		}
+		size = ptd_pkt_decode_fast(pos, pkt);
+		if (!size) {
+			size = ptd_pkt_decode(pos, end, config, pkt, &state);
+			if (size <= 0 || state.bip_size)
+				break;
+		}
+		switch (pkt->type) {
+		case ppt_tnt_8:
+		case ppt_tnt_64:
+		case ppt_tip:
+		case ppt_tip_pge:
+		case ppt_tip_pgd:
+			decoder->next_size = size;
+			decoder->next_err = 0;
+			decoder->next_pstate = state;
+			decoder->next_flags = ptd_qry_packet_flags(pkt);
+			decoder->have_next = 1;
+			stop = 1;
+			break;
+		case ppt_tsc:
+		case ppt_tma:
+		case ppt_mtc:
+		case ppt_cyc:
+			ahead.pos = pos + size;
+			ahead.end = end;
+			ahead.state = state;
+			(void)ptd_time_update(&decoder->time, pkt, &ahead);
+			pos += size;
+			continue;
+		default:
+			break;
+		}
+		break;
+	}
+	decoder->pos = pos;
+	return stop;
+}
+
 int ptd_qry_read_ahead(struct pt_query_decoder *decoder)
 {
+	if (ptd_qry_ahead_fast(decoder))
+		return 0;
 	for (;;) {
 		int err = ptd_qry_fetch(decoder);
 
