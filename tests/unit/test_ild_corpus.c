@@ -331,11 +331,74 @@ static void test_random(void **state)
 	ptd_ild_free(ctx);
 }
 
+/* Every pair of bytes after the legacy escapes, mandatory prefixes, VEX
+ * and EVEX prefixes, in every mode, with a fixed pseudo-random tail. */
+static void test_opcode_pairs(void **state)
+{
+	static const struct {
+		uint8_t len;
+		uint8_t bytes[4];
+	} leads[] = {
+	        {0, {0}},
+	        {1, {0x0f}},
+	        {2, {0x66, 0x0f}},
+	        {2, {0xf3, 0x0f}},
+	        {2, {0xf2, 0x0f}},
+	        {2, {0x0f, 0x38}},
+	        {2, {0x0f, 0x3a}},
+	        {1, {0x66}},
+	        {1, {0x48}},
+	        {1, {0xf0}},
+	        {1, {0xc5}},
+	        {2, {0xc4, 0xe1}},
+	        {2, {0xc4, 0xe2}},
+	        {2, {0xc4, 0xe3}},
+	        {2, {0x8f, 0xe8}},
+	        {3, {0x62, 0xf1, 0x7c}},
+	        {3, {0x62, 0xf2, 0x7d}},
+	        {3, {0x62, 0xf3, 0x7d}},
+	        {3, {0x62, 0xf5, 0x7c}},
+	        {3, {0x62, 0xf6, 0x7d}},
+	};
+	struct ptd_ild_ctx *ctx = ptd_ild_alloc();
+	struct corpus_stats stats = {0};
+	struct zydis_full z;
+	uint64_t seed = 0x5851f42d4c957f2dull;
+	size_t l;
+	unsigned pair;
+	int m;
+
+	(void)state;
+	assert_non_null(ctx);
+	zydis_full_init(&z);
+	for (l = 0; l < sizeof(leads) / sizeof(leads[0]); ++l) {
+		for (pair = 0; pair < 0x10000; ++pair) {
+			uint8_t code[15];
+			size_t k = leads[l].len;
+
+			memcpy(code, leads[l].bytes, k);
+			code[k++] = (uint8_t)(pair >> 8);
+			code[k++] = (uint8_t)pair;
+			while (k < sizeof(code))
+				code[k++] = (uint8_t)(next_random(&seed) >> 32);
+			for (m = ptem_16bit; m <= ptem_64bit; ++m)
+				check_one(ctx, &z, code, sizeof(code),
+				          (enum pt_exec_mode)m, 0x1000, &stats);
+		}
+	}
+	print_message("opcode pairs: %lu instructions, %lu branches (%lu "
+	              "direct), %lu invalid, %lu ERETS/ERETU\n",
+	              stats.insns, stats.branches, stats.direct, stats.invalid,
+	              stats.erets);
+	ptd_ild_free(ctx);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_libc_text),
 	        cmocka_unit_test(test_random),
+	        cmocka_unit_test(test_opcode_pairs),
 	};
 
 	ptd_t_filters(argc, argv);
