@@ -78,7 +78,10 @@ void ptd_ild_free(struct ptd_ild_ctx *ctx);
 /* Decode the instruction at @code (@avail bytes readable) in @mode into
  * @insn.  Returns 0, -pte_bad_insn if the bytes are not a valid instruction
  * or it does not fit in @avail bytes, -pte_bad_insn for ptem_unknown, or
- * -pte_invalid for NULL arguments. */
+ * -pte_invalid for NULL arguments (@code may be NULL if @avail is 0).
+ * Reads nothing beyond code[min(avail, 15) - 1]; a decode that succeeds
+ * with @avail bytes gives the same result with more, and none with fewer
+ * than its size.  @insn is not written on errors. */
 int ptd_ild_decode(struct ptd_ild_ctx *ctx, struct ptd_ild *insn,
 		   const uint8_t *code, size_t avail, enum pt_exec_mode mode);
 
