@@ -46,6 +46,12 @@ extern pt_export int ptd_cpu_parse(struct pt_cpu *cpu, const char *s);
  * offset of packet i goes to @offsets[i]: the decoder's offset before that
  * packet, as pt_pkt_get_offset() would report it before pt_pkt_next(). Decoding
  * stops early at the first error; that error is returned by the next call.
+ * It may also return up to 7 packets fewer than @count although more
+ * packets follow (the fast loop decodes several packets per step and
+ * returns where the next step might not fit).  So a return value below
+ * @count does not mean the end of the trace: call again until it returns a
+ * negative value.  The packets returned are always the next ones in the
+ * trace; none is skipped.  @packets[n..count) may be overwritten.
  *
  * Returns the number of packets decoded (> 0), or, if the very first packet
  * fails, the negative error pt_pkt_next() would return (-pte_eos at the end

@@ -38,12 +38,17 @@ struct ptd_pkt_batch {
 	int stop;
 };
 
+/* How many packets fewer than asked for ptd_pkt_next_batch() may return
+ * while more could be decoded (ptdecode.h promises at most 7). */
+#define PTD_PKT_BATCH_SHORT 7
+
 #if PTD_PKT_BATCH_AVX2
 /* Whether this CPU and OS can run ptd_pkt_batch_avx2(). */
 int ptd_pkt_batch_avx2_usable(void);
 
 /* Decode packets from @pos into @b while a few more than one step's worth
- * of packets fit into b->packets and the buffer has plenty of bytes left.
+ * of packets fit into b->packets (it stops with at most PTD_PKT_BATCH_SHORT
+ * packets of room left) and the buffer has plenty of bytes left.
  * Returns the position after the last packet decoded; b->n tells how many.
  * Returns early, with b->stop set, at a packet that fails to decode and
  * after one that opens a PEBS block; decodes nothing inside a PEBS block.

@@ -76,6 +76,8 @@ enum {
 
 _Static_assert(PTD_CHUNK % 32 == 0 && PTD_CHUNK - 1 + PTD_RUN + 9 < 256,
                "chunk positions fit into bytes");
+_Static_assert(PTD_RUN + 1 <= PTD_PKT_BATCH_SHORT,
+               "the loop stops with at most PTD_PKT_BATCH_SHORT packets left");
 
 int ptd_pkt_batch_avx2_usable(void)
 {
@@ -367,9 +369,19 @@ ptd_batch_avx2(const uint8_t *pos, struct ptd_pkt_batch *b, int want_offsets)
 			blk1 = blk2;
 		}
 
-		while (p < PTD_CHUNK && out < last)
-			p = ptd_step(chunk, p, next, run, &out, &offs, b,
-			             want_offsets);
+		/* A chunk's steps write at most PTD_CHUNK + PTD_RUN + 1
+		 * packets (each step writes at most as many packets as it
+		 * moves on by bytes, and the last one PTD_RUN + 1): while
+		 * there is that much room, the steps need not check it. */
+		if (last - out > PTD_CHUNK + PTD_RUN) {
+			while (p < PTD_CHUNK)
+				p = ptd_step(chunk, p, next, run, &out, &offs,
+				             b, want_offsets);
+		} else {
+			while (p < PTD_CHUNK && out < last)
+				p = ptd_step(chunk, p, next, run, &out, &offs,
+				             b, want_offsets);
+		}
 		if (p & PTD_STOP) {
 			b->stop = 1;
 			chunk += p & ~PTD_STOP;

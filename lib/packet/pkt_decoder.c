@@ -268,8 +268,17 @@ int ptd_pkt_next_batch(struct pt_packet_decoder *decoder,
 
 			b.stop = 0;
 #if PTD_PKT_BATCH_AVX2
-			if (decoder->avx2)
+			if (decoder->avx2) {
 				pos = ptd_pkt_batch_avx2(pos, &b);
+				/* Where the SIMD loop stopped because its
+				 * next step might not fit, return what it
+				 * decoded rather than finish the call with
+				 * the portable loop: the header allows up to
+				 * PTD_PKT_BATCH_SHORT packets fewer. */
+				if (b.n > before && !b.stop &&
+				    count - b.n <= PTD_PKT_BATCH_SHORT)
+					break;
+			}
 #endif
 			if (!b.stop) {
 				if (offsets)
