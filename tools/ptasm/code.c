@@ -104,7 +104,12 @@ static void ptasm_code_report(int fd, const char *asm_name,
 		} else if (*rest) {
 			if (strncmp(rest, "error: ", 7) == 0)
 				rest += 7;
-			ptasm_error(diag, (unsigned)num, "nasm: %s", rest);
+			ptasm_error(
+			        diag, (unsigned)num, "nasm: %s%s", rest,
+			        strstr(rest, "label or instruction expected")
+			                ? " (a label named like a register, "
+			                  "e.g. k0 to k7?)"
+			                : "");
 			*errors += 1;
 		}
 		line = eol ? eol + 1 : NULL;
