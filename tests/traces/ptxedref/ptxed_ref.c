@@ -276,6 +276,39 @@ static uint8_t *xref_read(const char *name, size_t *size)
 	return buf;
 }
 
+/* ptxed's --filter:addr<n>_cfg|_a|_b <value>; @what points after "addr". */
+static int xref_filter(struct pt_config *config, const char *what,
+                       const char *arg)
+{
+	struct pt_conf_addr_filter *f = &config->addr_filter;
+	uint64_t *ends[4][2] = {{&f->addr0_a, &f->addr0_b},
+	                        {&f->addr1_a, &f->addr1_b},
+	                        {&f->addr2_a, &f->addr2_b},
+	                        {&f->addr3_a, &f->addr3_b}};
+	unsigned n = (unsigned)(what[0] - '0');
+	char *end;
+	uint64_t value = strtoull(arg, &end, 0);
+
+	if (n > 3 || !*arg || *end)
+		return -1;
+	if (!strcmp(what + 1, "_cfg")) {
+		if (value > 0xf)
+			return -1;
+		f->config.addr_cfg &= ~(UINT64_C(0xf) << (4 * n));
+		f->config.addr_cfg |= value << (4 * n);
+		return 0;
+	}
+	if (!strcmp(what + 1, "_a")) {
+		*ends[n][0] = value;
+		return 0;
+	}
+	if (!strcmp(what + 1, "_b")) {
+		*ends[n][1] = value;
+		return 0;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *raw = NULL, *pt = NULL;
@@ -301,6 +334,13 @@ int main(int argc, char **argv)
 			which = 2;
 		} else if (!strcmp(argv[i], "--no-libipt")) {
 			no_libipt = 1;
+		} else if (!strncmp(argv[i], "--filter:addr", 13) && next) {
+			if (xref_filter(&config, argv[i] + 13, next) < 0) {
+				fprintf(stderr, "ptxed_ref: bad %s %s.\n",
+				        argv[i], next);
+				return XREF_USAGE;
+			}
+			++i;
 		} else if (!strcmp(argv[i], "--event:ip")) {
 			print.event_ip = 1;
 		} else if (!strcmp(argv[i], "--event:time")) {
