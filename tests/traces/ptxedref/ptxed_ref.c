@@ -9,7 +9,8 @@
  * tests check against the same blocks (docs/ptasm.md).
  *
  *   ptxed_ref --libipt|--ptdecode --raw <file>:<base> [--cpu <cpu>]
- *             [--no-inst] [--event:ip] [--event:time] [--insn-decoder]
+ *             [--no-inst] [--event:ip] [--event:time] [--event:tick]
+ *             [--filter:addr<n>_cfg|_a|_b <value>] [--insn-decoder]
  *             [--block-decoder] --pt <file>[:<from>[-<to>]]
  *
  * Exit status: 0, 1 for errors, 2 for a bad command line, 77 if libipt cannot
@@ -345,6 +346,8 @@ int main(int argc, char **argv)
 			print.event_ip = 1;
 		} else if (!strcmp(argv[i], "--event:time")) {
 			print.event_time = 1;
+		} else if (!strcmp(argv[i], "--event:tick")) {
+			config.flags.variant.insn.enable_tick_events = 1;
 		} else if (!strcmp(argv[i], "--insn-decoder") ||
 		           !strcmp(argv[i], "--block-decoder")) {
 			/* The same flow either way; this prints the
