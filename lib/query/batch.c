@@ -360,6 +360,51 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 	}
 }
 
+/* The events a PSB+ restates, which wait for its PSBEND: what
+ * pt_qry_event() does for each, without its per-call work.  While more of
+ * them wait, the pull API's read-ahead stops at the PSBEND again at once;
+ * after the last one it reads on.  Returns 1 if taken (*@status is the new
+ * status), 0 if not. */
+static int ptd_qry_psb_events(struct pt_query_decoder *decoder,
+                              struct ptd_qry_bcall *call, int *status)
+{
+	if (!decoder->have_next || decoder->next_err ||
+	    decoder->next.type != ppt_psbend || decoder->tnt.mask ||
+	    !ptd_evq_pending(&decoder->evq, ptd_evb_psbend) ||
+	    call->nev >= call->nevents)
+		return 0;
+	while (call->nev < call->nevents && call->count + 2 <= call->nitems) {
+		struct ptd_qry_item *it;
+		int err;
+
+		decoder->event = NULL;
+		err = ptd_qry_pending_psb_event(decoder);
+		if (err < 0) {
+			*status = err;
+			return 1;
+		}
+		if (!err || !decoder->event)
+			break;
+		call->events[call->nev] = decoder->event->ev;
+		ptd_qry_bsnap(decoder, call);
+		if (!ptd_evq_pending(&decoder->evq, ptd_evb_psbend)) {
+			err = ptd_qry_read_ahead(decoder);
+			call->dirty = 1;
+			if (err < 0 && err != -pte_eos) {
+				*status = err;
+				return 1;
+			}
+			it = ptd_qry_bitem(decoder, call, ptd_qry_item_event);
+			it->value = call->nev++;
+			break;
+		}
+		it = ptd_qry_bitem(decoder, call, ptd_qry_item_event);
+		it->value = call->nev++;
+	}
+	*status = ptd_qry_status(decoder);
+	return 1;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The slow path                                                              */
 /* ------------------------------------------------------------------------ */
@@ -493,6 +538,9 @@ int ptd_qry_next_batch(struct pt_query_decoder *decoder,
 				continue;
 			}
 		}
+		if ((status & pts_event_pending) &&
+		    ptd_qry_psb_events(decoder, &call, &status))
+			continue;
 		status = ptd_qry_slow_step(decoder, &call, status);
 		if (status == 1 << 30) {
 			/* No room for the next event. */
