@@ -1,7 +1,8 @@
 # The packet decoder against libipt 2.0.5 (bench/pkt_bench.c).
 set(PTD_DIFF_DIR ${PROJECT_SOURCE_DIR}/tests/diff)
 add_executable(pkt_bench pkt_bench.c ${PTD_DIFF_DIR}/pktgen.c)
-target_include_directories(pkt_bench PRIVATE ${PTD_DIFF_DIR})
+target_include_directories(pkt_bench PRIVATE ${PTD_DIFF_DIR}
+  ${PROJECT_SOURCE_DIR}/fuzz)
 target_link_libraries(pkt_bench PRIVATE ptdecode_static ptd_libipt_dl)
 target_compile_definitions(pkt_bench PRIVATE
   PTD_CORPORA_DIR="${PTD_CORPORA_DIR}")

@@ -30,6 +30,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
 #include "libipt_dl.h"
+#include "pkt_equal.h"
 #include "pktgen.h"
 #include "ptdecode/ptdecode.h"
 
@@ -96,6 +97,8 @@ struct bench_opts {
 	int only;
 	/* Skip the single corpus traces, measure only the large buffers. */
 	int large_only;
+	/* The batch consumer's loop unrolled (--consumer unrolled). */
+	int unrolled;
 };
 
 /* What one decoding pass over a buffer saw. */
@@ -116,6 +119,7 @@ struct bench {
 	const struct bench_opts *opts;
 	const struct ptd_libipt *ipt;
 	struct pt_packet *batch;
+	uint64_t *offsets;
 	int failed;
 };
 
@@ -127,13 +131,41 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Count @pkt into @p.  Each decoder's loop adds into a local struct pass, so
- * that the counters stay in registers: the consumer costs the same for every
- * decoder. */
+/* The consumer: what is timed besides decoding.  Every packet's type and
+ * size go into a checksum (and the packet count), the least a user of a
+ * packet decoder does (a dump or a decoder dispatches on the type and moves
+ * on by the size), and enough that the work cannot be optimized away.  The
+ * per-packet work is the same for the three decoders: two loads, a
+ * multiply-add, a count.  Each decoder's loop adds into a local struct
+ * pass, so that the counters stay in registers.  The payload fields are
+ * checked apart, untimed (verify_input()). */
 static inline void pass_add(struct pass *p, const struct pt_packet *pkt)
 {
 	p->packets += 1;
 	p->checksum += (uint64_t)pkt->type * 257u + pkt->size;
+}
+
+/* The consumer of the batch decoder: pass_add() for @pkts[0..n).  Only the
+ * loop around it differs between the two variants (--consumer): "rolled",
+ * one packet per turn of the loop as gcc 12 compiles it by itself (10
+ * instructions per packet), and "unrolled", four packets per turn (what
+ * clang does by default, and what gcc does with -funroll-loops): the same
+ * loads and arithmetic with a quarter of the loop control.  The decoders
+ * that return one packet per call have no loop of their own to unroll. */
+static inline void pass_add_rolled(struct pass *p, const struct pt_packet *pkts,
+                                   int n)
+{
+#pragma GCC unroll 1
+	for (int i = 0; i < n; ++i)
+		pass_add(p, &pkts[i]);
+}
+
+static inline void pass_add_unrolled(struct pass *p,
+                                     const struct pt_packet *pkts, int n)
+{
+#pragma GCC unroll 4
+	for (int i = 0; i < n; ++i)
+		pass_add(p, &pkts[i]);
 }
 
 /* A decode that stopped with @rc before the next sync: at the end of the
@@ -197,9 +229,14 @@ static int run_batch(struct bench *b, const struct input *in, struct pass *p)
 	while (pt_pkt_sync_forward(dec) >= 0) {
 		int n;
 
-		while ((n = ptd_pkt_next_batch(dec, pkts, count, NULL)) > 0) {
-			for (int i = 0; i < n; ++i)
-				pass_add(&acc, &pkts[i]);
+		if (b->opts->unrolled) {
+			while ((n = ptd_pkt_next_batch(dec, pkts, count,
+			                               NULL)) > 0)
+				pass_add_unrolled(&acc, pkts, n);
+		} else {
+			while ((n = ptd_pkt_next_batch(dec, pkts, count,
+			                               NULL)) > 0)
+				pass_add_rolled(&acc, pkts, n);
 		}
 		pass_stop(&acc, n);
 	}
@@ -247,6 +284,162 @@ static int run(struct bench *b, int which, const struct input *in,
 	}
 }
 
+/* The untimed check of one input: the three decoders in lockstep over the
+ * whole buffer, every packet compared field by field (type, size and every
+ * payload field its type defines, fuzz/pkt_equal.h), with its offset, and
+ * every error with its code and offset.  This is what makes it safe for the
+ * timed consumer to look at types and sizes only. */
+
+/* One item of a decoder's output: a packet (rc = its size), an error (rc <
+ * 0, at @offset), or the end (no more sync point). */
+struct item {
+	int rc;
+	int end;
+	uint64_t offset;
+	struct pt_packet pkt;
+};
+
+/* A decoder seen as a sequence of items. */
+struct seq {
+	int which;
+	const struct ptd_libipt *ipt;
+	struct pt_packet_decoder *dec;
+	struct ptd_ipt_pkt_decoder *idec;
+	int synced;
+	/* The batch decoder's current batch. */
+	struct pt_packet *pkts;
+	uint64_t *offs;
+	size_t count, n, i;
+};
+
+static void seq_get_offset(struct seq *s, uint64_t *offset)
+{
+	*offset = UINT64_MAX;
+	if (s->which == DEC_IPT)
+		(void)s->ipt->pkt_get_offset(s->idec, offset);
+	else
+		(void)pt_pkt_get_offset(s->dec, offset);
+}
+
+static void seq_next(struct seq *s, struct item *it)
+{
+	memset(it, 0, sizeof(*it));
+	if (s->which == DEC_BATCH && s->i < s->n) {
+		it->pkt = s->pkts[s->i];
+		it->offset = s->offs[s->i];
+		it->rc = it->pkt.size;
+		s->i += 1;
+		return;
+	}
+	if (!s->synced) {
+		int rc = (s->which == DEC_IPT)
+		                 ? s->ipt->pkt_sync_forward(s->idec)
+		                 : pt_pkt_sync_forward(s->dec);
+
+		if (rc < 0) {
+			it->end = 1;
+			return;
+		}
+		s->synced = 1;
+	}
+	seq_get_offset(s, &it->offset);
+	if (s->which == DEC_BATCH) {
+		int n = ptd_pkt_next_batch(s->dec, s->pkts, s->count, s->offs);
+
+		if (n > 0) {
+			s->n = (size_t)n;
+			s->i = 0;
+			seq_next(s, it);
+			return;
+		}
+		/* No packet: an error, or a zero-size unknown packet (not
+		 * with the default configuration). */
+		it->rc = n ? n : -pte_internal;
+	} else if (s->which == DEC_IPT) {
+		it->rc = s->ipt->pkt_next(s->idec, &it->pkt, sizeof(it->pkt));
+	} else {
+		it->rc = pt_pkt_next(s->dec, &it->pkt, sizeof(it->pkt));
+	}
+	if (it->rc < 0)
+		s->synced = 0;
+}
+
+/* Compare @got with the reference @ref; print the first difference. */
+static int item_diff(const struct input *in, int which, uint64_t index,
+                     const struct item *got, const struct item *ref)
+{
+	const char *what = NULL;
+
+	if (got->end != ref->end)
+		what = "end of decoding";
+	else if (got->end)
+		return 0;
+	else if (got->rc != ref->rc)
+		what = "return value";
+	else if (got->offset != ref->offset)
+		what = "offset";
+	else if (got->rc > 0)
+		what = ptd_pkt_diff(&got->pkt, &ref->pkt);
+	if (!what)
+		return 0;
+	fprintf(stderr,
+	        "%s: MISMATCH at item %" PRIu64 ": %s differs in %s (%s: rc %d "
+	        "at 0x%" PRIx64 ", libipt: rc %d at 0x%" PRIx64 ")\n",
+	        in->name, index, ptd_dec_names[which], what,
+	        ptd_dec_names[which], got->rc, got->offset, ref->rc,
+	        ref->offset);
+	return -1;
+}
+
+/* Check that ptdecode's two decoders produce exactly libipt's items over
+ * @in.  Returns 0, or -1 after printing the first difference. */
+static int verify_input(struct bench *b, const struct input *in)
+{
+	struct seq seq[DEC_COUNT];
+	struct pt_config config;
+	uint64_t index = 0;
+	int status = -1;
+
+	memset(seq, 0, sizeof(seq));
+	input_config(&config, in);
+	for (int d = 0; d < DEC_COUNT; ++d) {
+		seq[d].which = d;
+		seq[d].ipt = b->ipt;
+		if (d == DEC_IPT)
+			seq[d].idec = b->ipt->pkt_alloc_decoder(&config);
+		else
+			seq[d].dec = pt_pkt_alloc_decoder(&config);
+		if (d == DEC_IPT ? !seq[d].idec : !seq[d].dec)
+			goto out;
+	}
+	seq[DEC_BATCH].pkts = b->batch;
+	seq[DEC_BATCH].offs = b->offsets;
+	seq[DEC_BATCH].count = b->opts->batch;
+	for (;; ++index) {
+		struct item ref, got;
+
+		seq_next(&seq[DEC_IPT], &ref);
+		for (int d = 0; d < DEC_IPT; ++d) {
+			seq_next(&seq[d], &got);
+			if (item_diff(in, d, index, &got, &ref) < 0)
+				goto out;
+		}
+		if (ref.end)
+			break;
+	}
+	status = 0;
+out:
+	if (status < 0 && index == 0)
+		fprintf(stderr, "%s: cannot allocate a decoder\n", in->name);
+	for (int d = 0; d < DEC_COUNT; ++d) {
+		if (seq[d].idec)
+			b->ipt->pkt_free_decoder(seq[d].idec);
+		if (seq[d].dec)
+			pt_pkt_free_decoder(seq[d].dec);
+	}
+	return status;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -263,6 +456,12 @@ static void bench_input(struct bench *b, const struct input *in)
 	double best[DEC_COUNT], median[DEC_COUNT];
 	unsigned loops = 1;
 	double t;
+
+	/* The whole output of the three decoders compared, untimed. */
+	if (verify_input(b, in) < 0) {
+		b->failed = 1;
+		return;
+	}
 
 	/* One checked pass each; it also warms the caches and tells how many
 	 * passes make a sample of at least min_seconds. */
@@ -434,7 +633,7 @@ static void usage(const char *prog)
 	fprintf(stderr,
 	        "usage: %s [--smoke] [--reps N] [--min-ms N] [--large-mb N] "
 	        "[--batch N] [--corpora DIR] [--seed N] [--large-only] "
-	        "[--only DEC]\n"
+	        "[--only DEC] [--consumer rolled|unrolled]\n"
 	        "  --smoke       a quick run with tiny inputs (for ctest)\n"
 	        "  --reps N      samples per measurement (default 9)\n"
 	        "  --min-ms N    minimum length of a sample (default 50)\n"
@@ -445,7 +644,9 @@ static void usage(const char *prog)
 	        "  --corpora DIR the real traces (default %s)\n"
 	        "  --large-only  only the large buffers, not each trace\n"
 	        "  --only DEC    time only DEC: next, batch or libipt (for "
-	        "profiling)\n",
+	        "profiling)\n"
+	        "  --consumer C  the batch consumer's loop: unrolled (default) "
+	        "or rolled\n",
 	        prog, PTD_CORPORA_DIR);
 }
 
@@ -475,6 +676,7 @@ int main(int argc, char **argv)
 	o.corpora = PTD_CORPORA_DIR;
 	o.seed = 1;
 	o.only = -1;
+	o.unrolled = 1;
 	for (int i = 1; i < argc; ++i) {
 		const char *arg = argv[i],
 		           *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -494,6 +696,18 @@ int main(int argc, char **argv)
 					o.only = d;
 			}
 			if (o.only < 0) {
+				usage(argv[0]);
+				return 2;
+			}
+			++i;
+			continue;
+		}
+		if (!strcmp(arg, "--consumer") && val) {
+			if (!strcmp(val, "unrolled"))
+				o.unrolled = 1;
+			else if (!strcmp(val, "rolled"))
+				o.unrolled = 0;
+			else {
 				usage(argv[0]);
 				return 2;
 			}
@@ -542,15 +756,20 @@ int main(int argc, char **argv)
 	b.opts = &o;
 	b.ipt = &ipt;
 	b.batch = calloc(o.batch, sizeof(*b.batch));
-	if (!b.batch) {
+	b.offsets = calloc(o.batch, sizeof(*b.offsets));
+	if (!b.batch || !b.offsets) {
 		fprintf(stderr, "out of memory\n");
+		free(b.batch);
+		free(b.offsets);
 		ptd_libipt_close(&ipt);
 		return 1;
 	}
 	printf("pkt_bench: ptdecode %s vs libipt %u.%u.%u%s; %u reps, samples "
-	       ">= %" PRIu64 " ms, batch %zu, large buffers %" PRIu64 " MiB\n",
+	       ">= %" PRIu64 " ms, batch %zu (consumer %s), large buffers "
+	       "%" PRIu64 " MiB\n",
 	       ptd_version_string(), ver.major, ver.minor, ver.patch,
-	       ver.ext ? ver.ext : "", o.reps, min_ms, o.batch, large_mb);
+	       ver.ext ? ver.ext : "", o.reps, min_ms, o.batch,
+	       o.unrolled ? "unrolled" : "rolled", large_mb);
 
 	for (size_t i = 0; i < PTD_NCORPUS; ++i) {
 		char path[4096];
@@ -621,6 +840,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ncorpus; ++i)
 		free(corpus[i].buf);
 	free(b.batch);
+	free(b.offsets);
 	ptd_libipt_close(&ipt);
 	if (b.failed)
 		status = 1;
