@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptxed: loading the trace and the traced memory image; see load.h. */
+#define _POSIX_C_SOURCE 200809L /* fseeko, fork, mkstemp */
+
+#include "load.h"
+#include "page_dump.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Parse "<from>[-<to>]".  Returns 0 if it does not parse, 1 for <from>
+ * alone, 2 for both. */
+static int ptxed_parse_range(const char *arg, uint64_t *begin, uint64_t *end)
+{
+	char *rest;
+
+	if (!*arg || *arg == '-')
+		return 0;
+	errno = 0;
+	*begin = strtoull(arg, &rest, 0);
+	if (errno || rest == arg)
+		return 0;
+	if (!*rest)
+		return 1;
+	if (*rest != '-' || !rest[1] || rest[1] == '-')
+		return 0;
+	arg = rest + 1;
+	*end = strtoull(arg, &rest, 0);
+	if (errno || *rest || rest == arg)
+		return 0;
+	return 2;
+}
+
+int ptxed_split_range(char *arg, uint64_t *offset, uint64_t *size)
+{
+	char *colon = strrchr(arg, ':');
+	uint64_t begin = 0, end = 0;
+	int parts;
+
+	*offset = 0;
+	*size = 0;
+	if (!colon)
+		return 0;
+	parts = ptxed_parse_range(colon + 1, &begin, &end);
+	if (parts == 0)
+		return 0;
+	if (parts == 2) {
+		if (end <= begin)
+			return -pte_invalid;
+		*size = end - begin;
+	}
+	*offset = begin;
+	*colon = 0;
+	return 0;
+}
+
+int ptxed_split_base(char *arg, uint64_t *base)
+{
+	char *colon = strrchr(arg, ':'), *rest;
+	uint64_t value;
+
+	if (!colon || !colon[1] || colon[1] == '-')
+		return 0;
+	errno = 0;
+	value = strtoull(colon + 1, &rest, 0);
+	if (errno || *rest)
+		return 0;
+	*base = value;
+	*colon = 0;
+	return 1;
+}
+
+/* The size of @name, or -1 after a message. */
+static int ptxed_file_size(const char *name, uint64_t *size, const char *prog)
+{
+	struct stat st;
+
+	if (stat(name, &st) != 0) {
+		fprintf(stderr, "%s: failed to open %s: %s.\n", prog, name,
+		        strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: %s is not a regular file.\n", prog, name);
+		return -1;
+	}
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int ptxed_load_pt(struct pt_config *config, char *arg, const char *prog)
+{
+	uint64_t offset, size, fsize;
+	uint8_t *buffer;
+	FILE *file;
+	int err;
+
+	err = ptxed_split_range(arg, &offset, &size);
+	if (err < 0) {
+		fprintf(stderr, "%s: bad file %s: %s.\n", prog, arg,
+		        pt_errstr(pt_errcode(err)));
+		return -1;
+	}
+	if (ptxed_file_size(arg, &fsize, prog) < 0)
+		return -1;
+	if (fsize <= offset) {
+		fprintf(stderr, "%s: bad offset 0x%" PRIx64 " into %s.\n", prog,
+		        offset, arg);
+		return -1;
+	}
+	if (size) {
+		if (fsize - offset < size) {
+			fprintf(stderr, "%s: bad range 0x%" PRIx64 " in %s.\n",
+			        prog, offset + size, arg);
+			return -1;
+		}
+	} else {
+		size = fsize - offset;
+	}
+	if (size > SIZE_MAX) {
+		fprintf(stderr, "%s: %s is too big.\n", prog, arg);
+		return -1;
+	}
+	buffer = malloc((size_t)size);
+	if (!buffer) {
+		fprintf(stderr, "%s: failed to allocate memory for %s.\n", prog,
+		        arg);
+		return -1;
+	}
+	file = fopen(arg, "rb");
+	if (!file || fseeko(file, (off_t)offset, SEEK_SET) != 0 ||
+	    fread(buffer, (size_t)size, 1, file) != 1) {
+		fprintf(stderr, "%s: failed to load %s: %s.\n", prog, arg,
+		        strerror(errno ? errno : EIO));
+		if (file)
+			fclose(file);
+		free(buffer);
+		return -1;
+	}
+	fclose(file);
+	config->begin = buffer;
+	config->end = buffer + size;
+	return 0;
+}
+
+int ptxed_add_section(struct pt_image_section_cache *iscache,
+                      struct pt_image *image, const char *file, uint64_t offset,
+                      uint64_t size, uint64_t vaddr, const char *prog,
+                      int verbose)
+{
+	int isid, err;
+
+	isid = pt_iscache_add_file(iscache, file, offset, size, vaddr);
+	if (isid < 0) {
+		fprintf(stderr, "%s: failed to add %s at 0x%" PRIx64 ": %s.\n",
+		        prog, file, vaddr, pt_errstr(pt_errcode(isid)));
+		return -1;
+	}
+	err = pt_image_add_cached(image, iscache, isid, NULL);
+	if (err < 0) {
+		fprintf(stderr, "%s: failed to add %s at 0x%" PRIx64 ": %s.\n",
+		        prog, file, vaddr, pt_errstr(pt_errcode(err)));
+		return -1;
+	}
+	if (verbose)
+		printf("[%s: 0x%" PRIx64 "-0x%" PRIx64 " at 0x%" PRIx64
+		       "-0x%" PRIx64 ", isid %d]\n",
+		       file, offset, offset + size, vaddr, vaddr + size, isid);
+	return 0;
+}
+
+int ptxed_load_raw(struct pt_image_section_cache *iscache,
+                   struct pt_image *image, char *arg, const char *prog,
+                   int verbose)
+{
+	uint64_t base = 0, offset, size, fsize;
+	int err;
+
+	if (!ptxed_split_base(arg, &base)) {
+		fprintf(stderr, "%s: failed to parse base address from '%s'.\n",
+		        prog, arg);
+		return -1;
+	}
+	err = ptxed_split_range(arg, &offset, &size);
+	if (err < 0) {
+		fprintf(stderr, "%s: bad file %s: %s.\n", prog, arg,
+		        pt_errstr(pt_errcode(err)));
+		return -1;
+	}
+	if (ptxed_file_size(arg, &fsize, prog) < 0)
+		return -1;
+	if (fsize <= offset || (size && fsize - offset < size)) {
+		fprintf(stderr, "%s: bad range in %s.\n", prog, arg);
+		return -1;
+	}
+	if (!size)
+		size = fsize - offset;
+	return ptxed_add_section(iscache, image, arg, offset, size, base, prog,
+	                         verbose);
+}
+
+int ptxed_load_page_dump(struct pt_image_section_cache *iscache,
+                         struct pt_image *image, const char *arg,
+                         const char *prog, int verbose)
+{
+	struct ptxed_page_run *runs;
+	const char *colon = strchr(arg, ':');
+	char *addr_file, msg[512];
+	uint64_t dump_size;
+	size_t nruns, i;
+	int err = 0;
+
+	if (!colon || colon == arg || !colon[1]) {
+		fprintf(stderr,
+		        "%s: --page-dump: expected <addr-file>:<dump-file>, "
+		        "got '%s'.\n",
+		        prog, arg);
+		return -1;
+	}
+	addr_file = malloc((size_t)(colon - arg) + 1);
+	if (!addr_file) {
+		fprintf(stderr, "%s: out of memory.\n", prog);
+		return -1;
+	}
+	memcpy(addr_file, arg, (size_t)(colon - arg));
+	addr_file[colon - arg] = 0;
+	if (ptxed_file_size(colon + 1, &dump_size, prog) < 0) {
+		free(addr_file);
+		return -1;
+	}
+	if (ptxed_page_runs(addr_file, dump_size, &runs, &nruns, msg,
+	                    sizeof(msg)) < 0) {
+		fprintf(stderr, "%s: --page-dump: %s.\n", prog, msg);
+		free(addr_file);
+		return -1;
+	}
+	for (i = 0; i < nruns && !err; ++i)
+		err = ptxed_add_section(iscache, image, colon + 1,
+		                        runs[i].offset, runs[i].size,
+		                        runs[i].vaddr, prog, verbose);
+	free(runs);
+	free(addr_file);
+	return err;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptxed: the command line.
+ *
+ * As in libipt's ptxed, arguments are handled in order: --raw, --elf and
+ * --page-dump add to the image at once, --pt loads the trace and allocates
+ * the decoder with the configuration given so far (so --cpu, the timing
+ * options, --filter:*, the decoder choice and its flags must come before
+ * it), and --help and --version act when they are seen. */
+#ifndef PTXED_OPTIONS_H
+#define PTXED_OPTIONS_H
+
+#include "ptxed.h"
+
+/* Everything a run needs. */
+struct ptxed_run {
+	struct ptxed_decoder decoder;
+	struct ptxed_options options;
+	struct ptxed_stats stats;
+	/* The configuration; begin/end hold the loaded trace. */
+	struct pt_config config;
+};
+
+/* How to go on after ptxed_parse(). */
+enum ptxed_parse_status {
+	ptxed_parse_run,  /* decode */
+	ptxed_parse_done, /* exit 0 (--help, --version, as libipt) */
+	ptxed_parse_error /* exit 1 */
+};
+
+/* Set up @run (its image and section cache) and handle the arguments. */
+enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
+                                    char *argv[], const char *prog);
+
+/* Free what @run holds. */
+void ptxed_run_fini(struct ptxed_run *run);
+
+#endif /* PTXED_OPTIONS_H */

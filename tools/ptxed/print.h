@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptxed: the output lines, in libipt's ptxed format.
+ *
+ *	[<offset>  ][<time>  ][? ]<ip>[ <raw bytes>][  <disassembly>]
+ *	[[<offset>  ][<tsc>  ]<event>[, ip: <ip>]]
+ *	[<offset>, <ip>: <errtype>: <errstr>]
+ *
+ * All numbers are hexadecimal; offsets, times and IPs in instruction and
+ * event lines have 16 digits, those in error lines have none. */
+#ifndef PTXED_PRINT_H
+#define PTXED_PRINT_H
+
+#include "ptxed.h"
+
+#include <stdint.h>
+
+struct ptd_ild_ctx;
+
+/* Print one instruction line.  @raw holds @size bytes of the instruction
+ * (from the decoder or read back from the image). */
+void ptxed_print_insn(const struct ptxed_options *options,
+                      struct ptd_ild_ctx *ild, uint64_t offset, uint64_t time,
+                      int speculative, uint64_t ip, const uint8_t *raw,
+                      uint8_t size, enum pt_exec_mode mode);
+
+/* Print @event (status updates are the caller's business). */
+void ptxed_print_event(const struct pt_event *event,
+                       const struct ptxed_options *options, uint64_t offset);
+
+/* Print an error line.  @have_offset 0 prints '?' for the offset. */
+void ptxed_print_error(int have_offset, uint64_t offset, uint64_t ip,
+                       const char *errtype, int errcode);
+
+/* Print the selected statistics. */
+void ptxed_print_stats(const struct ptxed_stats *stats);
+
+#endif /* PTXED_PRINT_H */
