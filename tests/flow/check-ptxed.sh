@@ -1,0 +1,106 @@
+#!/bin/sh
+# ptxed on a generated code + trace pair (flow_write): the instructions it
+# prints are the generator's ground truth with both decoders; --elf (ELF64,
+# ELF32, relocated with :<base>) gives the same listing as --raw; the line
+# formats of --offset, --time, --raw-insn and --block:show-blocks; the
+# statistics; and the exit status of bad command lines.
+#
+# usage: check-ptxed.sh <ptxed> <flow_write> <seed> <work-dir>
+set -u
+ptxed=$1 write=$2 seed=$3 dir=$4
+fail=0
+
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+"$write" "$seed" 3000 "$dir" || exit 1
+base=$(cat "$dir/base.txt")
+raw="--raw $dir/code.bin:$base"
+pt="--pt $dir/trace.pt"
+
+check() { # <what> <expected file> <actual file>
+	if ! cmp -s "$2" "$3"; then
+		echo "FAIL: $1"
+		diff "$2" "$3" | head -10
+		fail=1
+	fi
+}
+
+# The instructions against the ground truth.
+for dec in --insn-decoder --block-decoder; do
+	$ptxed $dec --no-inst $raw $pt >"$dir/out" 2>"$dir/err" ||
+		{ echo "FAIL: $dec: exit status $?"; cat "$dir/err"; fail=1; }
+	grep -v '^\[' "$dir/out" >"$dir/insns"
+	check "$dec: instructions differ from the ground truth" \
+		"$dir/truth.txt" "$dir/insns"
+	if grep -q 'error' "$dir/out"; then
+		echo "FAIL: $dec: errors on a valid trace"
+		grep 'error' "$dir/out" | head -5
+		fail=1
+	fi
+done
+
+# ELF files give the listing --raw gives.
+$ptxed --insn-decoder $raw $pt >"$dir/raw.txt"
+$ptxed --insn-decoder --elf "$dir/code64.elf" $pt >"$dir/elf64.txt"
+check "--elf (ELF64) differs from --raw" "$dir/raw.txt" "$dir/elf64.txt"
+$ptxed --insn-decoder --elf "$dir/pic64.elf:$base" $pt >"$dir/pic.txt"
+check "--elf <file>:<base> differs from --raw" "$dir/raw.txt" "$dir/pic.txt"
+if [ -f "$dir/code32.elf" ]; then
+	$ptxed --insn-decoder --elf "$dir/code32.elf" $pt >"$dir/elf32.txt"
+	check "--elf (ELF32) differs from --raw" "$dir/raw.txt" "$dir/elf32.txt"
+fi
+
+# The block decoder prints the same listing, plus [block] lines.
+$ptxed --block:show-blocks $raw $pt >"$dir/blk.txt"
+grep -v '^\[block\]$' "$dir/blk.txt" >"$dir/blk-noblocks.txt"
+check "block and instruction listings differ" "$dir/raw.txt" \
+	"$dir/blk-noblocks.txt"
+grep -q '^\[block\]$' "$dir/blk.txt" || { echo "FAIL: no [block]"; fail=1; }
+
+# Line formats.
+n=$(wc -l <"$dir/truth.txt")
+$ptxed --insn-decoder --offset --time --raw-insn $raw $pt |
+	grep -v '^\[' >"$dir/fmt.txt"
+if grep -qv '^[0-9a-f]\{16\}  [0-9a-f]\{16\}  [0-9a-f]\{16\}\( [0-9a-f][0-9a-f]\)\{1,15\} *  [a-z]' "$dir/fmt.txt"; then
+	echo "FAIL: --offset --time --raw-insn line format"
+	grep -v '^[0-9a-f]\{16\}  [0-9a-f]\{16\}  [0-9a-f]\{16\}' "$dir/fmt.txt" | head -3
+	fail=1
+fi
+stat=$($ptxed --quiet --stat $raw $pt)
+echo "$stat" | grep -qx "insn: $n\." ||
+	{ echo "FAIL: --stat: '$stat', expected $n instructions"; fail=1; }
+echo "$stat" | grep -q "^blocks:	[0-9]*\.$" ||
+	{ echo "FAIL: --stat: no block count"; fail=1; }
+stat=$($ptxed --insn-decoder --quiet --stat:insn $raw $pt)
+[ "$stat" = "insn: $n." ] ||
+	{ echo "FAIL: --stat:insn: '$stat'"; fail=1; }
+
+# Exit status (libipt's): 0 for --help/--version, 1 for bad command lines.
+expect_status() { # <status> <args>...
+	want=$1
+	shift
+	$ptxed "$@" >/dev/null 2>&1
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		echo "FAIL: ptxed $*: exit status $got, expected $want"
+		fail=1
+	fi
+}
+expect_status 0 --help
+expect_status 0 --version
+expect_status 1 --no-such-option $raw $pt
+expect_status 1 $raw
+expect_status 1 $raw --pt "$dir/no-such-file"
+expect_status 1 $raw $pt --cpu 6/85
+expect_status 1 $raw $pt --insn-decoder
+expect_status 1 $raw $pt $pt
+expect_status 1 --raw "$dir/code.bin" $pt
+expect_status 1 --elf "$dir/trace.pt" $pt
+expect_status 1 --page-dump "$dir/code.bin" $pt
+expect_status 1 --mtc-freq 256 $raw $pt
+expect_status 1 --filter:addr0_cfg 16 $raw $pt
+expect_status 0 --cpu 6/85 --mtc-freq 3 --nom-freq 12 --cpuid-0x15.eax 2 \
+	--cpuid-0x15.ebx 100 --filter:addr0_cfg 1 --filter:addr0_a 0 \
+	--filter:addr0_b 0xffffffffffff $raw $pt
+
+[ $fail -eq 0 ] && echo "ptxed seed $seed: $n instructions, all checks passed"
+exit $fail

@@ -1,0 +1,890 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* flow_diff: ptdecode's instruction-flow and block decoders against libipt
+ * 2.0.5's, result by result.
+ *
+ *	flow_diff corpus <libxdc-dir> [--limit <bytes>] [--insn|--block]
+ *	flow_diff gen <first-seed> <count> <steps> [--insn|--block]
+ *	          [--corrupt]
+ *	common options: --offsets (ask and compare the offset before every
+ *	result), --max-diffs <n> (pass with at most <n> differences: known
+ *	ones, listed in tests/flow/CMakeLists.txt)
+ *
+ * Both decoders get the same trace and the same image (the same file
+ * sections added with pt_image_add_file) and are run as ptxed runs them
+ * (flow_run.h).  Every instruction (IP, size, class, mode, speculative,
+ * truncated, raw bytes), block (IP, end IP, count, mode, class, flags),
+ * event (type, flags, payload), synchronization and error (code, offset,
+ * IP) must be the same; event times that differ are counted and reported
+ * but are not a failure (the time estimators may differ by design, see
+ * docs/compatibility.md).  corpus mode uses the libxdc traces in
+ * ../shared/corpora (image = the page dump, no errata); gen mode generates
+ * random code + trace pairs (flow_gen.h) and also checks libipt's
+ * instructions against the generator's ground truth (so the generator is
+ * known to be right); with --corrupt, one to three bytes of each trace are
+ * overwritten at random first, so that errors, their offsets and the
+ * resynchronization are compared too (no ground truth then).
+ *
+ * Exit status: 0 when everything matched, 1 on a difference, 77 when the
+ * corpora or libipt are absent. */
+#define _POSIX_C_SOURCE 200809L /* fseeko, fork, mkstemp */
+
+#include "../../tools/ptxed/page_dump.h"
+#include "flow_gen.h"
+#include "flow_run.h"
+#include "ild/ild.h"
+#include "libipt_dl.h"
+#include "ptdecode/ptdecode.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* --offsets: ask for the offset before every result and compare it.  As
+ * with ptxed --offset, this also makes ptdecode's decoders take the query
+ * results from the pull API rather than from batches (docs/flow.md), so the
+ * tests run both ways. */
+static int flow_offsets;
+
+struct flow_totals {
+	uint64_t results, insns, events, errors, tsc_diffs, runaways, hangs;
+	unsigned failures;
+	/* Differences that docs/flow.md and docs/ild.md describe: ptdecode's
+	 * stricter instruction decoding, and packets that libipt 2.0.5 does
+	 * not know. */
+	unsigned documented;
+};
+
+/* Seconds a corrupted trace may take before its run is abandoned: inside
+ * one pt_blk_next() call, libipt's block decoder follows a loop of direct
+ * branches for ever, and we cannot stop it there. */
+enum { flow_corrupt_timeout = 3 };
+
+/* A corrupted trace can send a decoder into a loop of direct branches that
+ * never asks for trace again (libipt has no limit either); stop comparing
+ * after this many results of one run. */
+static uint64_t flow_max_results = 50000000;
+
+static void flow_describe(char *buf, size_t size, const struct flow_item *it)
+{
+	const struct pt_event *ev = &it->event;
+
+	switch (it->kind) {
+	case fi_sync:
+		snprintf(buf, size, "sync at 0x%" PRIx64, it->offset);
+		break;
+	case fi_sync_error:
+		snprintf(buf, size, "sync error '%s' at 0x%" PRIx64,
+		         pt_errstr(pt_errcode(it->err)), it->offset);
+		break;
+	case fi_error:
+		snprintf(buf, size,
+		         "error '%s' at 0x%" PRIx64 ", ip 0x%" PRIx64,
+		         pt_errstr(pt_errcode(it->err)), it->offset, it->ip);
+		break;
+	case fi_event:
+		snprintf(buf, size,
+		         "[offset 0x%" PRIx64 "] event %d%s%s, tsc %s0x%" PRIx64
+		         ", variant %016" PRIx64 " %016" PRIx64,
+		         it->offset, (int)ev->type,
+		         ev->ip_suppressed ? " ip-suppressed" : "",
+		         ev->status_update ? " status-update" : "",
+		         ev->has_tsc ? "" : "(none) ", ev->tsc,
+		         ((const uint64_t *)(const void *)&ev->variant)[0],
+		         ((const uint64_t *)(const void *)&ev->variant)[1]);
+		break;
+	case fi_insn:
+		snprintf(buf, size,
+		         "[offset 0x%" PRIx64 "] insn ip 0x%" PRIx64
+		         ", size %u, iclass %u, mode %u%s%s",
+		         it->offset, it->ip, it->size, it->iclass, it->mode,
+		         it->speculative ? ", speculative" : "",
+		         it->truncated ? ", truncated" : "");
+		break;
+	case fi_block:
+		snprintf(buf, size,
+		         "[offset 0x%" PRIx64 "] block 0x%" PRIx64 "-0x%" PRIx64
+		         ", %u insns, iclass %u, mode %u%s%s",
+		         it->offset, it->ip, it->end_ip, it->ninsn, it->iclass,
+		         it->mode, it->speculative ? ", speculative" : "",
+		         it->truncated ? ", truncated" : "");
+		break;
+	case fi_end:
+		snprintf(buf, size, "end");
+		break;
+	}
+}
+
+/* Compare the payload of two events of the same type. */
+static int flow_event_equal(const struct pt_event *a, const struct pt_event *b)
+{
+	const int ip = !a->ip_suppressed;
+
+	if (a->type != b->type || a->ip_suppressed != b->ip_suppressed ||
+	    a->status_update != b->status_update)
+		return 0;
+	switch (a->type) {
+	case ptev_enabled:
+		return a->variant.enabled.ip == b->variant.enabled.ip &&
+		       a->variant.enabled.resumed == b->variant.enabled.resumed;
+	case ptev_disabled:
+		return !ip || a->variant.disabled.ip == b->variant.disabled.ip;
+	case ptev_async_disabled:
+		return a->variant.async_disabled.at ==
+		               b->variant.async_disabled.at &&
+		       (!ip || a->variant.async_disabled.ip ==
+		                       b->variant.async_disabled.ip);
+	case ptev_async_branch:
+		return a->variant.async_branch.from ==
+		               b->variant.async_branch.from &&
+		       (!ip || a->variant.async_branch.to ==
+		                       b->variant.async_branch.to);
+	case ptev_paging:
+		return a->variant.paging.cr3 == b->variant.paging.cr3 &&
+		       a->variant.paging.non_root == b->variant.paging.non_root;
+	case ptev_async_paging:
+		return a->variant.async_paging.cr3 ==
+		               b->variant.async_paging.cr3 &&
+		       a->variant.async_paging.non_root ==
+		               b->variant.async_paging.non_root &&
+		       a->variant.async_paging.ip == b->variant.async_paging.ip;
+	case ptev_overflow:
+		return !ip || a->variant.overflow.ip == b->variant.overflow.ip;
+	case ptev_exec_mode:
+		return a->variant.exec_mode.mode == b->variant.exec_mode.mode &&
+		       (!ip ||
+		        a->variant.exec_mode.ip == b->variant.exec_mode.ip);
+	case ptev_tsx:
+		return a->variant.tsx.speculative ==
+		               b->variant.tsx.speculative &&
+		       a->variant.tsx.aborted == b->variant.tsx.aborted &&
+		       (!ip || a->variant.tsx.ip == b->variant.tsx.ip);
+	case ptev_vmcs:
+		return a->variant.vmcs.base == b->variant.vmcs.base;
+	case ptev_async_vmcs:
+		return a->variant.async_vmcs.base ==
+		               b->variant.async_vmcs.base &&
+		       a->variant.async_vmcs.ip == b->variant.async_vmcs.ip;
+	case ptev_exstop:
+		return !ip || a->variant.exstop.ip == b->variant.exstop.ip;
+	case ptev_mwait:
+		return a->variant.mwait.hints == b->variant.mwait.hints &&
+		       a->variant.mwait.ext == b->variant.mwait.ext &&
+		       (!ip || a->variant.mwait.ip == b->variant.mwait.ip);
+	case ptev_pwre:
+		return a->variant.pwre.state == b->variant.pwre.state &&
+		       a->variant.pwre.sub_state == b->variant.pwre.sub_state &&
+		       a->variant.pwre.hw == b->variant.pwre.hw;
+	case ptev_pwrx:
+		return a->variant.pwrx.last == b->variant.pwrx.last &&
+		       a->variant.pwrx.deepest == b->variant.pwrx.deepest &&
+		       a->variant.pwrx.interrupt == b->variant.pwrx.interrupt &&
+		       a->variant.pwrx.store == b->variant.pwrx.store &&
+		       a->variant.pwrx.autonomous == b->variant.pwrx.autonomous;
+	case ptev_ptwrite:
+		return a->variant.ptwrite.payload ==
+		               b->variant.ptwrite.payload &&
+		       a->variant.ptwrite.size == b->variant.ptwrite.size &&
+		       (!ip || a->variant.ptwrite.ip == b->variant.ptwrite.ip);
+	case ptev_tick:
+		return !ip || a->variant.tick.ip == b->variant.tick.ip;
+	case ptev_cbr:
+		return a->variant.cbr.ratio == b->variant.cbr.ratio;
+	case ptev_mnt:
+		return a->variant.mnt.payload == b->variant.mnt.payload;
+	default:
+		return 1;
+	}
+}
+
+/* Compare everything but the event time.  Returns 1 if equal. */
+static int flow_item_equal(const struct flow_item *a, const struct flow_item *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	switch (a->kind) {
+	case fi_sync:
+		return a->offset == b->offset;
+	case fi_sync_error:
+		return a->err == b->err && a->offset == b->offset;
+	case fi_error:
+		return a->err == b->err && a->offset == b->offset &&
+		       a->ip == b->ip;
+	case fi_event:
+		return flow_event_equal(&a->event, &b->event) &&
+		       a->offset == b->offset;
+	case fi_insn:
+		if (!a->ninsn || !b->ninsn) /* expanded from blocks */
+			return a->ip == b->ip && a->mode == b->mode &&
+			       a->speculative == b->speculative &&
+			       (!a->iclass || !b->iclass ||
+			        a->iclass == b->iclass);
+		return a->offset == b->offset && a->ip == b->ip &&
+		       a->size == b->size && a->iclass == b->iclass &&
+		       a->mode == b->mode && a->speculative == b->speculative &&
+		       a->truncated == b->truncated &&
+		       a->size <= pt_max_insn_size &&
+		       memcmp(a->raw, b->raw, a->size) == 0;
+	case fi_block:
+		return a->offset == b->offset && a->ip == b->ip &&
+		       a->end_ip == b->end_ip && a->ninsn == b->ninsn &&
+		       a->iclass == b->iclass && a->mode == b->mode &&
+		       a->speculative == b->speculative &&
+		       a->truncated == b->truncated &&
+		       (!a->truncated ||
+		        (a->size == b->size && a->size <= pt_max_insn_size &&
+		         memcmp(a->raw, b->raw, a->size) == 0));
+	case fi_end:
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether a difference is one that our documentation describes:
+ * - ptdecode reports -pte_bad_insn at an IP where libipt 2.0.5 decoded an
+ *   instruction: Zydis rejects bytes libipt's length decoder accepts
+ *   (docs/ild.md);
+ * - libipt 2.0.5 reports -pte_bad_opc at an offset where the trace holds a
+ *   packet of a later libipt (TRIG 0xd9, CFE 02 13, EVD 02 53) that ptdecode
+ *   decodes (docs/compatibility.md). */
+static int flow_documented(const struct flow_input *input,
+                           const struct flow_item *ipt,
+                           const struct flow_item *ptd)
+{
+	const uint8_t *begin = input->config.begin, *end = input->config.end;
+
+	if (ptd->kind == fi_error && ptd->err == -pte_bad_insn &&
+	    ipt->kind == fi_insn && ipt->ip == ptd->ip)
+		return 1;
+	if ((ipt->kind == fi_error || ipt->kind == fi_sync_error) &&
+	    ipt->err == -pte_bad_opc && ipt->offset < (uint64_t)(end - begin)) {
+		const uint8_t *p = begin + ipt->offset;
+
+		if (p[0] == 0xd9)
+			return 1;
+		if (p[0] == 0x02 && p + 1 < end &&
+		    (p[1] == 0x13 || p[1] == 0x53))
+			return 1;
+	}
+	return 0;
+}
+
+/* Blocks compared instruction by instruction.  libipt's block decoder may
+ * end a block where ptdecode's goes on (after a direct call or a backward
+ * jump while it fills its block cache; docs/flow.md), so the block streams
+ * are expanded into their instructions, walked with lib/ild over the image
+ * as ptxed walks them, and compared as instructions: IP, mode and
+ * speculative for each, the class where both blocks end at the same
+ * instruction and libipt knows it.  Expanded instructions have ninsn 0. */
+struct flow_stream {
+	struct flow_runner runner;
+	int expand;
+	struct pt_image *image; /* for reading the code */
+	struct ptd_ild_ctx *ild;
+	struct flow_item block; /* the block being expanded */
+	uint16_t left;          /* its instructions still to produce */
+	uint64_t ip;            /* the next one's IP */
+};
+
+static int flow_stream_next(struct flow_stream *s, struct flow_item *item)
+{
+	int end;
+
+	for (;;) {
+		if (s->left) {
+			const struct flow_item *b = &s->block;
+			uint8_t raw[pt_max_insn_size];
+			struct ptd_ild insn;
+			int n;
+
+			memset(item, 0, sizeof(*item));
+			item->kind = fi_insn;
+			item->ip = s->ip;
+			item->mode = b->mode;
+			item->speculative = b->speculative;
+			if (--s->left == 0) {
+				item->iclass = b->iclass;
+				item->truncated = b->truncated;
+				if (s->ip != b->end_ip) {
+					/* The walk did not reach the end:
+					 * report it as a difference. */
+					item->kind = fi_error;
+					item->err = -pte_nosync;
+					item->offset = UINT64_MAX;
+					item->ip = s->ip;
+				}
+				return 0;
+			}
+			n = ptd_image_read_memory(s->image, raw, sizeof(raw),
+			                          NULL, s->ip);
+			if (n <= 0 ||
+			    ptd_ild_decode(s->ild, &insn, raw, (size_t)n,
+			                   (enum pt_exec_mode)b->mode) < 0) {
+				s->left = 0;
+				item->kind = fi_error;
+				item->err = -pte_bad_insn;
+				item->offset = UINT64_MAX;
+				return 0;
+			}
+			if (insn.kind == ptd_ik_jmp_rel ||
+			    insn.kind == ptd_ik_call_rel)
+				s->ip = ptd_ild_branch_target(&insn, s->ip);
+			else
+				s->ip += insn.size;
+			return 0;
+		}
+		end = flow_runner_next(&s->runner, item);
+		if (!s->expand)
+			return end;
+		if (item->kind == fi_error)
+			item->ip = 0; /* the IP of a split block's rest */
+		if (item->kind != fi_block)
+			return end;
+		/* An empty block, or one that libipt splits off, carries
+		 * nothing to compare but its instructions. */
+		s->block = *item;
+		s->left = item->ninsn;
+		s->ip = item->ip;
+		if (end)
+			return end;
+	}
+}
+
+/* Run libipt and ptdecode (or libipt alone if @ptd is 0) over @input with
+ * one decoder kind and compare.  With @truth, check the instructions
+ * against it too.  Returns 0 or -1 on a set-up error. */
+static int flow_compare(const struct ptd_libipt *ipt,
+                        const struct flow_input *input, int block,
+                        const char *name, const struct flow_gen *truth,
+                        struct flow_totals *totals)
+{
+	const char *kind = block ? "block" : "insn";
+	struct flow_stream a, b;
+	const struct flow_ops *ops;
+	struct pt_conf_flags flags;
+	unsigned reports = 0;
+	uint64_t n = 0, truth_at = 0, truth_insns = 0;
+	int truth_ok = 1;
+	char msg[256];
+	void *dec;
+
+	memset(&flags, 0, sizeof(flags));
+	dec = flow_ipt_alloc(ipt, input, block, &flags, &ops, msg, sizeof(msg));
+	if (!dec) {
+		fprintf(stderr, "%s: %s\n", name, msg);
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	flow_runner_init(&a.runner, ops, dec, 0, flow_offsets);
+	dec = flow_ptd_alloc(input, block, &flags, &ops, msg, sizeof(msg));
+	if (!dec) {
+		fprintf(stderr, "%s: %s\n", name, msg);
+		flow_runner_fini(&a.runner);
+		return -1;
+	}
+	flow_runner_init(&b.runner, ops, dec, 0, flow_offsets);
+	if (block) {
+		size_t i;
+
+		a.expand = b.expand = 1;
+		a.image = pt_image_alloc(NULL);
+		a.ild = ptd_ild_alloc();
+		if (!a.image || !a.ild) {
+			fprintf(stderr, "%s: out of memory\n", name);
+			pt_image_free(a.image);
+			ptd_ild_free(a.ild);
+			flow_runner_fini(&a.runner);
+			flow_runner_fini(&b.runner);
+			return -1;
+		}
+		for (i = 0; i < input->nsections; ++i)
+			(void)pt_image_add_file(a.image,
+			                        input->sections[i].file,
+			                        input->sections[i].offset,
+			                        input->sections[i].size, NULL,
+			                        input->sections[i].vaddr);
+		b.image = a.image;
+		b.ild = a.ild;
+	}
+
+	for (;; ++n) {
+		struct flow_item x, y;
+		int end_a = flow_stream_next(&a, &x);
+		int end_b = flow_stream_next(&b, &y);
+
+		totals->results += 1;
+		if (x.kind == fi_insn)
+			totals->insns += 1;
+		else if (x.kind == fi_event)
+			totals->events += 1;
+		else if (x.kind == fi_error || x.kind == fi_sync_error)
+			totals->errors += 1;
+
+		if (!flow_item_equal(&x, &y)) {
+			const char *what = "FAIL";
+			char da[256], db[256];
+
+			if (flow_documented(input, &x, &y)) {
+				what = "DOCUMENTED";
+				totals->documented += 1;
+			} else {
+				totals->failures += 1;
+			}
+			flow_describe(da, sizeof(da), &x);
+			flow_describe(db, sizeof(db), &y);
+			printf("%s %s %s: result %" PRIu64 ":\n"
+			       "  libipt:   %s\n  ptdecode: %s\n",
+			       what, name, kind, n, da, db);
+			/* The streams have parted; later results would only
+			 * repeat the difference. */
+			if (++reports >= 1)
+				break;
+		} else if (x.kind == fi_event &&
+		           (x.event.has_tsc != y.event.has_tsc ||
+		            x.event.tsc != y.event.tsc)) {
+			totals->tsc_diffs += 1;
+		}
+
+		if (truth) {
+			if (x.kind == fi_insn && !block && truth_ok) {
+				if (truth_at >= truth->ninsns ||
+				    truth->insns[truth_at] != x.ip) {
+					printf("TRUTH %s %s: libipt insn "
+					       "%" PRIu64 " at 0x%" PRIx64
+					       ", generator 0x%" PRIx64 "\n",
+					       name, kind, truth_at, x.ip,
+					       truth_at < truth->ninsns
+					               ? truth->insns[truth_at]
+					               : 0);
+					truth_ok = 0;
+				}
+				truth_at += 1;
+			}
+			if (x.kind == fi_insn && block)
+				truth_insns += 1;
+			if (x.kind == fi_error || x.kind == fi_sync_error) {
+				char da[256];
+
+				flow_describe(da, sizeof(da), &x);
+				printf("TRUTH %s %s: libipt reports %s\n", name,
+				       kind, da);
+			}
+		}
+		if (end_a || end_b)
+			break;
+		if (n >= flow_max_results) {
+			totals->runaways += 1;
+			break;
+		}
+	}
+	if (truth) {
+		uint64_t got = block ? truth_insns : truth_at;
+
+		if (truth_ok && got != truth->ninsns)
+			printf("TRUTH %s %s: libipt decoded %" PRIu64
+			       " insns, generator %zu\n",
+			       name, kind, got, truth->ninsns);
+	}
+	if (block) {
+		pt_image_free(a.image);
+		ptd_ild_free(a.ild);
+	}
+	flow_runner_fini(&a.runner);
+	flow_runner_fini(&b.runner);
+	return 0;
+}
+
+static int flow_file_size(const char *name, uint64_t *size)
+{
+	struct stat st;
+
+	if (stat(name, &st) != 0)
+		return -1;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* Load a file into memory (at most @limit bytes if non-zero). */
+static uint8_t *flow_load(const char *name, size_t *size, uint64_t limit)
+{
+	uint64_t fsize;
+	uint8_t *buf;
+	FILE *file;
+
+	if (flow_file_size(name, &fsize) < 0)
+		return NULL;
+	if (limit && fsize > limit)
+		fsize = limit;
+	buf = malloc(fsize ? (size_t)fsize : 1);
+	file = fopen(name, "rb");
+	if (!buf || !file ||
+	    (fsize && fread(buf, (size_t)fsize, 1, file) != 1)) {
+		free(buf);
+		if (file)
+			fclose(file);
+		return NULL;
+	}
+	fclose(file);
+	*size = (size_t)fsize;
+	return buf;
+}
+
+/* The libxdc traces with code: folder, trace, address file, dump. */
+static const char *const flow_corpus[][4] = {
+        {"foo", "trace", "data.addr", "data.dump"},
+        {"mruby", "trace", "data.addr", "data.dump"},
+        {"Unzip", "trace", "data.addr", "data.dump"},
+        {"dyn_test", "sample_raw_0", "page_cache.addr", "page_cache.dump"},
+        {"icelake_tip", "ptlog", "pagecache.addr", "pagecache.dump"},
+};
+
+static int flow_run_corpus(const struct ptd_libipt *ipt, const char *dir,
+                           uint64_t limit, int kinds,
+                           struct flow_totals *totals)
+{
+	size_t t, found = 0;
+
+	for (t = 0; t < sizeof(flow_corpus) / sizeof(flow_corpus[0]); ++t) {
+		char trace[1024], addr[1024], dump[1024], msg[256];
+		struct flow_section *sections;
+		struct ptxed_page_run *runs;
+		struct flow_input input;
+		uint64_t dump_size;
+		size_t nruns, i, size;
+		uint8_t *buf;
+		int k;
+
+		snprintf(trace, sizeof(trace), "%s/%s/%s", dir,
+		         flow_corpus[t][0], flow_corpus[t][1]);
+		snprintf(addr, sizeof(addr), "%s/%s/%s", dir, flow_corpus[t][0],
+		         flow_corpus[t][2]);
+		snprintf(dump, sizeof(dump), "%s/%s/%s", dir, flow_corpus[t][0],
+		         flow_corpus[t][3]);
+		if (access(trace, R_OK) || access(addr, R_OK) ||
+		    flow_file_size(dump, &dump_size) < 0) {
+			printf("skip %s: not in %s\n", flow_corpus[t][0], dir);
+			continue;
+		}
+		found += 1;
+		if (ptxed_page_runs(addr, dump_size, &runs, &nruns, msg,
+		                    sizeof(msg)) < 0) {
+			fprintf(stderr, "%s: %s\n", addr, msg);
+			return -1;
+		}
+		sections = calloc(nruns ? nruns : 1, sizeof(*sections));
+		buf = flow_load(trace, &size, limit);
+		if (!sections || !buf) {
+			fprintf(stderr, "%s: cannot load\n", trace);
+			free(runs);
+			free(sections);
+			free(buf);
+			return -1;
+		}
+		for (i = 0; i < nruns; ++i) {
+			sections[i].file = dump;
+			sections[i].offset = runs[i].offset;
+			sections[i].size = runs[i].size;
+			sections[i].vaddr = runs[i].vaddr;
+		}
+		memset(&input, 0, sizeof(input));
+		pt_config_init(&input.config);
+		input.config.begin = buf;
+		input.config.end = buf + size;
+		input.sections = sections;
+		input.nsections = nruns;
+		for (k = 0; k < 2; ++k) {
+			if (!(kinds & (1 << k)))
+				continue;
+			if (flow_compare(ipt, &input, k, flow_corpus[t][0],
+			                 NULL, totals) < 0) {
+				free(runs);
+				free(sections);
+				free(buf);
+				return -1;
+			}
+		}
+		free(runs);
+		free(sections);
+		free(buf);
+	}
+	return found ? 0 : 77;
+}
+
+/* Compare in a child process that gets flow_corrupt_timeout seconds; the
+ * totals come back through a pipe.  A child that runs out of time counts
+ * as a hang, not as a difference. */
+static int flow_isolated(const struct ptd_libipt *ipt,
+                         const struct flow_input *input, int kinds,
+                         const char *name, struct flow_totals *totals)
+{
+	struct flow_totals sub;
+	int fds[2], status, k;
+	pid_t pid;
+
+	fflush(stdout);
+	if (pipe(fds) != 0) {
+		perror("pipe");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int err = 0;
+
+		close(fds[0]);
+		alarm(flow_corrupt_timeout);
+		memset(&sub, 0, sizeof(sub));
+		for (k = 0; k < 2 && !err; ++k)
+			if (kinds & (1 << k))
+				err = flow_compare(ipt, input, k, name, NULL,
+				                   &sub);
+		fflush(stdout);
+		if (write(fds[1], &sub, sizeof(sub)) != (ssize_t)sizeof(sub))
+			_exit(2);
+		_exit(err < 0 ? 1 : 0);
+	}
+	close(fds[1]);
+	memset(&sub, 0, sizeof(sub));
+	k = (int)read(fds[0], &sub, sizeof(sub));
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) != pid) {
+		perror("waitpid");
+		return -1;
+	}
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+		printf("HANG %s: a decoder did not return within %d s "
+		       "(abandoned)\n",
+		       name, flow_corrupt_timeout);
+		totals->hangs += 1;
+		return 0;
+	}
+	if (k != (int)sizeof(sub) || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		printf("FAIL %s: the comparison crashed (status 0x%x)\n", name,
+		       (unsigned)status);
+		totals->failures += 1;
+		return 0;
+	}
+	totals->results += sub.results;
+	totals->insns += sub.insns;
+	totals->events += sub.events;
+	totals->errors += sub.errors;
+	totals->tsc_diffs += sub.tsc_diffs;
+	totals->runaways += sub.runaways;
+	totals->failures += sub.failures;
+	totals->documented += sub.documented;
+	return 0;
+}
+
+/* With FLOW_DIFF_SAVE=<dir>, write the code (<dir>/code.bin), the trace
+ * (trace.pt, as compared: corrupted with --corrupt) and the load address
+ * (base.txt) of each generated pair, so that a difference can be looked at
+ * with ptdump and ptxed (run one seed at a time). */
+static void flow_save(const struct flow_gen *gen)
+{
+	const char *dir = getenv("FLOW_DIFF_SAVE");
+	char path[4096];
+	FILE *file;
+
+	if (!dir || !*dir)
+		return;
+	snprintf(path, sizeof(path), "%s/code.bin", dir);
+	file = fopen(path, "wb");
+	if (file) {
+		fwrite(gen->code, gen->code_size, 1, file);
+		fclose(file);
+	}
+	snprintf(path, sizeof(path), "%s/trace.pt", dir);
+	file = fopen(path, "wb");
+	if (file) {
+		fwrite(gen->trace, gen->trace_size, 1, file);
+		fclose(file);
+	}
+	snprintf(path, sizeof(path), "%s/base.txt", dir);
+	file = fopen(path, "w");
+	if (file) {
+		fprintf(file, "0x%" PRIx64 "\n", gen->base);
+		fclose(file);
+	}
+}
+
+/* Overwrite one to three bytes of @gen's trace, chosen by @seed. */
+static void flow_corrupt(struct flow_gen *gen, uint64_t seed)
+{
+	uint64_t x = seed * 0xd1342543de82ef95ull + 1;
+	unsigned n, i;
+
+	if (!gen->trace_size)
+		return;
+	x ^= x >> 29;
+	n = 1 + (unsigned)(x % 3);
+	for (i = 0; i < n; ++i) {
+		x = x * 0xd1342543de82ef95ull + 1;
+		gen->trace[(x >> 16) % gen->trace_size] = (uint8_t)(x >> 56);
+	}
+}
+
+static int flow_run_gen(const struct ptd_libipt *ipt, uint64_t seed,
+                        uint64_t count, size_t steps, int kinds, int corrupt,
+                        struct flow_totals *totals)
+{
+	char path[] = "/tmp/ptd-flow-code-XXXXXX";
+	uint64_t i;
+	int fd, err = 0;
+
+	fd = mkstemp(path);
+	if (fd < 0) {
+		perror("mkstemp");
+		return -1;
+	}
+	close(fd);
+	for (i = 0; i < count && !err; ++i) {
+		struct flow_section section;
+		struct flow_input input;
+		struct flow_gen gen;
+		char name[64];
+		FILE *file;
+		int k;
+
+		if (flow_gen(&gen, seed + i, steps) < 0) {
+			fprintf(stderr, "seed %" PRIu64 ": out of memory\n",
+			        seed + i);
+			err = -1;
+			break;
+		}
+		file = fopen(path, "wb");
+		if (!file || fwrite(gen.code, gen.code_size, 1, file) != 1) {
+			fprintf(stderr, "%s: cannot write\n", path);
+			if (file)
+				fclose(file);
+			flow_gen_fini(&gen);
+			err = -1;
+			break;
+		}
+		fclose(file);
+		if (corrupt)
+			flow_corrupt(&gen, seed + i);
+		flow_save(&gen);
+		flow_max_results = 100 * (uint64_t)steps + 10000;
+		section.file = path;
+		section.offset = 0;
+		section.size = gen.code_size;
+		section.vaddr = gen.base;
+		memset(&input, 0, sizeof(input));
+		pt_config_init(&input.config);
+		input.config.begin = gen.trace;
+		input.config.end = gen.trace + gen.trace_size;
+		input.config.mtc_freq = gen.mtc_freq;
+		input.config.nom_freq = gen.nom_freq;
+		input.config.cpuid_0x15_eax = gen.cpuid_0x15_eax;
+		input.config.cpuid_0x15_ebx = gen.cpuid_0x15_ebx;
+		input.sections = &section;
+		input.nsections = 1;
+		snprintf(name, sizeof(name), "seed-%" PRIu64, seed + i);
+		if (corrupt)
+			err = flow_isolated(ipt, &input, kinds, name, totals);
+		else
+			for (k = 0; k < 2 && !err; ++k)
+				if (kinds & (1 << k))
+					err = flow_compare(ipt, &input, k, name,
+					                   &gen, totals);
+		flow_gen_fini(&gen);
+	}
+	unlink(path);
+	return err;
+}
+
+static void flow_usage(const char *prog)
+{
+	fprintf(stderr,
+	        "usage: %s corpus <libxdc-dir> [--limit <bytes>] "
+	        "[--insn|--block] [--offsets] [--max-diffs <n>]\n"
+	        "       %s gen <first-seed> <count> <steps> [--insn|--block] "
+	        "[--corrupt] [--offsets] [--max-diffs <n>]\n",
+	        prog, prog);
+}
+
+int main(int argc, char *argv[])
+{
+	struct flow_totals totals;
+	struct ptd_libipt ipt;
+	uint64_t limit = 0;
+	int kinds = 3, corrupt = 0, status, i, nargs;
+	unsigned max_diffs = 0;
+	char msg[256];
+
+	if (argc < 3) {
+		flow_usage(argv[0]);
+		return 2;
+	}
+	nargs = strcmp(argv[1], "gen") == 0 ? 5 : 3;
+	if (argc < nargs) {
+		flow_usage(argv[0]);
+		return 2;
+	}
+	for (i = nargs; i < argc; ++i) {
+		if (!strcmp(argv[i], "--insn"))
+			kinds = 1;
+		else if (!strcmp(argv[i], "--block"))
+			kinds = 2;
+		else if (!strcmp(argv[i], "--corrupt"))
+			corrupt = 1;
+		else if (!strcmp(argv[i], "--offsets"))
+			flow_offsets = 1;
+		else if (!strcmp(argv[i], "--max-diffs") && i + 1 < argc)
+			max_diffs = (unsigned)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--limit") && i + 1 < argc)
+			limit = strtoull(argv[++i], NULL, 0);
+		else {
+			flow_usage(argv[0]);
+			return 2;
+		}
+	}
+	if (ptd_libipt_open(&ipt, msg, sizeof(msg)) < 0) {
+		printf("SKIP: libipt 2.0.5 is not available: %s\n", msg);
+		return 77;
+	}
+	memset(&totals, 0, sizeof(totals));
+	if (!strcmp(argv[1], "corpus")) {
+		status = flow_run_corpus(&ipt, argv[2], limit, kinds, &totals);
+		if (status == 77) {
+			printf("SKIP: no libxdc trace in %s\n", argv[2]);
+			ptd_libipt_close(&ipt);
+			return 77;
+		}
+	} else if (!strcmp(argv[1], "gen")) {
+		status = flow_run_gen(&ipt, strtoull(argv[2], NULL, 0),
+		                      strtoull(argv[3], NULL, 0),
+		                      (size_t)strtoull(argv[4], NULL, 0), kinds,
+		                      corrupt, &totals);
+	} else {
+		flow_usage(argv[0]);
+		ptd_libipt_close(&ipt);
+		return 2;
+	}
+	ptd_libipt_close(&ipt);
+	printf("%" PRIu64 " results (%" PRIu64 " instructions, %" PRIu64
+	       " events, %" PRIu64 " errors) compared, %u differences, %" PRIu64
+	       " events with other times, %" PRIu64 " runs cut short, %" PRIu64
+	       " abandoned, %u documented differences\n",
+	       totals.results, totals.insns, totals.events, totals.errors,
+	       totals.failures, totals.tsc_diffs, totals.runaways, totals.hangs,
+	       totals.documented);
+	if (status < 0)
+		return 1;
+	if (totals.failures && totals.failures <= max_diffs)
+		printf("%u differences, at most %u expected (--max-diffs): "
+		       "passed; see the FAIL lines\n",
+		       totals.failures, max_diffs);
+	return totals.failures > max_diffs ? 1 : 0;
+}
