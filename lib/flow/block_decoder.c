@@ -151,142 +151,487 @@ static int needed_trace(const struct ptd_finsn *insn)
 	}
 }
 
-/* Add @insn, which the flow executed with result @status, to @block.
- * Returns 1 if the block goes on, 0 if it ends. */
-static int blk_add(const struct ptd_flow *flow, struct pt_block *block,
-                   const struct ptd_finsn *insn, int status)
+/* --- The block cache
+ * ----------------------------------------------------------
+ *
+ * While no event waits, blocks follow libipt 2.0.5's block cache, so that
+ * they start and end where libipt's do.  Every instruction address of a
+ * section may get an entry: "from here, @bninsn instructions to the
+ * decision point at @bdisp bytes", with what to do there (@bqual).  An
+ * address without an entry is filled by walking the code one instruction at
+ * a time and adding entries on the way back; such a walk ends the block where
+ * it stops: at a branch that needs trace, after a direct call, after a
+ * backward or (with end_on_jump) any direct jump, where the code leaves the
+ * section, where it meets code that has entries, or after 1024 steps.  With
+ * entries, a block goes on through direct calls and jumps up to the next
+ * branch that needs trace.  libipt's entries are narrower (some chains need
+ * extra hops); the blocks are the same. */
+
+enum blk_qual {
+	bq_none,
+	bq_again,    /* go on at the decision point */
+	bq_cond,     /* a conditional branch */
+	bq_decode,   /* decode the instruction there and decide */
+	bq_ind_call, /* a near indirect call */
+	bq_return,   /* a near return */
+	bq_indirect  /* an indirect jump or far transfer */
+};
+
+enum {
+	/* The most instructions one cache fill walks. */
+	bcache_fill_steps = 0x400
+};
+
+static struct ptd_fce *bce_at(struct ptd_fsec *sec, uint64_t ip)
+{
+	uint64_t off = ip - sec->vaddr;
+	struct ptd_fce *page;
+
+	if (off >= sec->size)
+		return NULL;
+	page = sec->pages[off >> ptd_fpage_bits];
+	if (!page)
+		return ptd_fmem_page_entry(sec, off);
+	return &page[off & ((1u << ptd_fpage_bits) - 1)];
+}
+
+static int in_sec(const struct ptd_fsec *sec, uint64_t ip)
+{
+	return ip - sec->vaddr < sec->size;
+}
+
+static int bce_add(struct ptd_fsec *sec, uint64_t ip, enum blk_qual qual,
+                   uint16_t ninsn, int64_t disp, enum pt_exec_mode mode,
+                   uint8_t isize)
+{
+	struct ptd_fce *e = bce_at(sec, ip);
+
+	if (!e)
+		return -pte_nomem;
+	if (disp != (int32_t)disp) {
+		/* Too far for an entry: decide again at @ip. */
+		qual = bq_decode;
+		ninsn = 1;
+		disp = 0;
+	}
+	e->bdisp = (int32_t)disp;
+	e->bninsn = ninsn;
+	e->bmode_isize = (uint8_t)(((unsigned)mode & 3) |
+	                           ((isize < 64 ? isize : 0) << 2));
+	e->bqual = (uint8_t)qual;
+	return 0;
+}
+
+/* Push the return address of a near call (not of a call to the next
+ * instruction). */
+static void blk_log_call(struct ptd_flow *flow, const struct ptd_finsn *insn)
+{
+	if (insn->iclass != ptic_call)
+		return;
+	if (insn->is_direct && !insn->disp)
+		return;
+	ptd_retstack_push(&flow->retstack, insn->ip + insn->size);
+}
+
+/* The next IP without trace: 0, -pte_bad_query, -pte_bad_insn. */
+static int blk_next_ip(uint64_t *ip, const struct ptd_finsn *insn)
+{
+	switch (insn->iclass) {
+	case ptic_other:
+	case ptic_ptwrite:
+		*ip = insn->ip + insn->size;
+		return 0;
+	case ptic_call:
+	case ptic_jump:
+		if (!insn->is_direct)
+			return -pte_bad_query;
+		*ip = insn->ip + insn->size + (uint64_t)(int64_t)insn->disp;
+		return 0;
+	case ptic_unknown:
+		return -pte_bad_insn;
+	default:
+		return -pte_bad_query;
+	}
+}
+
+static int end_on(const struct ptd_flow *flow, const struct ptd_finsn *insn)
 {
 	const struct pt_conf_flags *flags = &flow->config.flags;
 
-	block->ninsn++;
-	block->end_ip = insn->ip;
-	block->iclass = (enum pt_insn_class)insn->iclass;
+	return (flags->variant.block.end_on_call &&
+	        insn->iclass == ptic_call) ||
+	       (flags->variant.block.end_on_jump && insn->iclass == ptic_jump);
+}
+
+/* Add the instruction at the current IP to @block (not switching image
+ * section identifiers inside a block, the truncated instruction last).
+ * Returns 1 if added (then @insn has it), 0 if it does not fit, or an
+ * error. */
+static int blk_one_insn(struct ptd_flow *flow, struct pt_block *block,
+                        struct ptd_finsn *insn, int push)
+{
+	int status;
+
+	if (block->ninsn == UINT16_MAX || block->truncated)
+		return 0;
+	insn->raw = NULL;
+	insn->size = 0;
+	status = ptd_flow_fetch(flow, insn);
+	if (status < 0)
+		return status;
+	if (insn->isid != block->isid) {
+		if (block->ninsn)
+			return 0;
+		block->isid = insn->isid;
+	}
 	if (insn->truncated) {
 		memcpy(block->raw, insn->raw, insn->size);
 		block->size = insn->size;
 		block->truncated = 1;
-		return 0;
 	}
-	if (status < 0 || (status & pts_event_pending))
+	if (push)
+		blk_log_call(flow, insn);
+	block->iclass = (enum pt_insn_class)insn->iclass;
+	block->end_ip = insn->ip;
+	block->ninsn++;
+	return 1;
+}
+
+/* The instruction at @ip needed trace: get the next IP from it.  Returns
+ * status flags or an error. */
+static int blk_with_trace(struct ptd_flow *flow, const struct ptd_finsn *insn)
+{
+	/* The instruction logged its call already. */
+	flow->ip = insn->ip;
+	return ptd_flow_exec_pushed(flow, insn, 1);
+}
+
+/* Without a cache (the read-memory callback, code outside the section):
+ * one instruction after the other up to a branch that needs trace. */
+static int blk_uncached(struct ptd_flow *flow, struct pt_block *block)
+{
+	struct ptd_finsn insn;
+	int status;
+
+	for (;;) {
+		status = blk_one_insn(flow, block, &insn, 1);
+		if (status <= 0)
+			return status < 0 ? status : ptd_flow_after(flow, NULL);
+		status = blk_next_ip(&flow->ip, &insn);
+		if (status < 0) {
+			if (status != -pte_bad_query)
+				return status;
+			return blk_with_trace(flow, &insn);
+		}
+		if (end_on(flow, &insn))
+			return ptd_flow_after(flow, &insn);
+	}
+}
+
+/* Fill the cache from the current IP on (see above).  Returns 0 or an
+ * error; if the flow used trace at the end, *@traced is set and *@status
+ * holds the status flags. */
+static int blk_fill(struct ptd_flow *flow, struct pt_block *block,
+                    struct ptd_fsec *sec, size_t steps, int *traced,
+                    int *status)
+{
+	const int end_on_jump = flow->config.flags.variant.block.end_on_jump;
+	struct ptd_finsn insn;
+	struct ptd_fce *next;
+	uint64_t nip, dip;
+	int err;
+
+	err = blk_one_insn(flow, block, &insn, 1);
+	if (err <= 0)
+		return err;
+
+	err = blk_next_ip(&flow->ip, &insn);
+	if (err < 0) {
+		enum blk_qual qual = bq_indirect;
+
+		if (err != -pte_bad_query)
+			return err;
+		switch (insn.iclass) {
+		case ptic_call:
+			qual = bq_ind_call;
+			break;
+		case ptic_return:
+			qual = bq_return;
+			break;
+		case ptic_cond_jump:
+			qual = bq_cond;
+			break;
+		default:
+			break;
+		}
+		if (block->truncated)
+			qual = bq_decode;
+		if (insn.sec == sec && !insn.truncated) {
+			err = bce_add(sec, insn.ip, qual, 1, 0,
+			              (enum pt_exec_mode)insn.mode,
+			              insn.size < 8 ? insn.size : 0);
+			if (err < 0)
+				return err;
+		}
+		*traced = 1;
+		*status = blk_with_trace(flow, &insn);
+		return *status < 0 ? *status : 0;
+	}
+	if (insn.sec != sec || insn.truncated)
 		return 0;
-	if (needed_trace(insn))
+
+	nip = flow->ip;
+	/* Stop after direct calls (the cache does not push), backward and
+	 * (with end_on_jump) all direct jumps, and where the code leaves the
+	 * section. */
+	if (insn.iclass == ptic_call ||
+	    (insn.iclass == ptic_jump && (insn.disp < 0 || end_on_jump)) ||
+	    !in_sec(sec, nip) || block->truncated)
+		return bce_add(sec, insn.ip, bq_decode, 1, 0,
+		               (enum pt_exec_mode)insn.mode, 0);
+
+	next = bce_at(sec, nip);
+	if (!next)
+		return -pte_nomem;
+	if (!next->bqual) {
+		/* Too long a walk: the next time, go on from @nip. */
+		if (!--steps)
+			return bce_add(sec, insn.ip, bq_again, 1,
+			               (int64_t)(nip - insn.ip),
+			               (enum pt_exec_mode)insn.mode, 0);
+		err = blk_fill(flow, block, sec, steps, traced, status);
+		if (err < 0)
+			return err;
+		next = bce_at(sec, nip);
+		if (!next || !next->bqual)
+			return 0;
+	}
+	if ((next->bmode_isize & 3) != insn.mode)
+		return -pte_internal;
+	dip = nip + (uint64_t)(int64_t)next->bdisp;
+	if (!in_sec(sec, dip))
 		return 0;
-	if (flags->variant.block.end_on_call && insn->iclass == ptic_call)
-		return 0;
-	if (flags->variant.block.end_on_jump && insn->iclass == ptic_jump)
-		return 0;
-	return block->ninsn < UINT16_MAX;
+	if (next->bninsn == UINT16_MAX)
+		return bce_add(sec, insn.ip, bq_again, 1,
+		               (int64_t)(nip - insn.ip),
+		               (enum pt_exec_mode)insn.mode, 0);
+	return bce_add(sec, insn.ip, (enum blk_qual)next->bqual,
+	               (uint16_t)(next->bninsn + 1), (int64_t)(dip - insn.ip),
+	               (enum pt_exec_mode)insn.mode, next->bmode_isize >> 2);
+}
+
+/* A truncated instruction at the decision point: decode it through the
+ * image, which ends the block. */
+static int blk_truncated(struct ptd_flow *flow, struct pt_block *block)
+{
+	struct ptd_finsn insn;
+	int status;
+
+	status = ptd_fmem_fetch_slow(&flow->mem, &insn, &flow->asid, flow->ip,
+	                             flow->mode);
+	if (status < 0)
+		return status;
+	if (!insn.truncated)
+		return -pte_internal;
+	memcpy(block->raw, insn.raw, insn.size);
+	block->iclass = (enum pt_insn_class)insn.iclass;
+	block->size = insn.size;
+	block->truncated = 1;
+	blk_log_call(flow, &insn);
+	status = blk_next_ip(&flow->ip, &insn);
+	if (status < 0) {
+		if (status != -pte_bad_query)
+			return status;
+		return blk_with_trace(flow, &insn);
+	}
+	return ptd_flow_after(flow, &insn);
+}
+
+/* Follow the cache from the current IP in @sec.  Returns status flags or an
+ * error. */
+static int blk_cached(struct ptd_flow *flow, struct pt_block *block,
+                      struct ptd_fsec *sec)
+{
+	for (;;) {
+		struct ptd_fce *e = bce_at(sec, flow->ip);
+		struct ptd_finsn insn;
+		uint64_t nip, ip;
+		uint32_t ninsn;
+		int status, taken, err;
+
+		if (!e)
+			return -pte_nomem;
+		if (!e->bqual) {
+			int traced = 0;
+
+			status = 0;
+			err = blk_fill(flow, block, sec, bcache_fill_steps,
+			               &traced, &status);
+			if (err < 0)
+				return err;
+			if (traced)
+				return status;
+			return ptd_flow_after(flow, NULL);
+		}
+
+		nip = flow->ip + (uint64_t)(int64_t)e->bdisp;
+		if (!in_sec(sec, nip))
+			return blk_uncached(flow, block);
+		ninsn = (uint32_t)block->ninsn + e->bninsn;
+		if (ninsn > UINT16_MAX)
+			return ptd_flow_after(flow, NULL);
+		flow->ip = nip;
+		block->end_ip = nip;
+		block->ninsn = (uint16_t)ninsn;
+		block->mode = (enum pt_exec_mode)(e->bmode_isize & 3);
+
+		switch (e->bqual) {
+		case bq_again:
+			block->iclass = ptic_unknown;
+			continue;
+
+		case bq_cond:
+			block->iclass = ptic_cond_jump;
+			if (!(e->bmode_isize >> 2))
+				break;
+			status = ptd_flow_cond_branch(flow, &taken, nip);
+			if (status < 0)
+				return status;
+			flow->status = status;
+			ip = nip;
+			if (taken) {
+				status = ptd_flow_fetch(flow, &insn);
+				if (status < 0)
+					return status;
+				ip += (uint64_t)(int64_t)insn.disp;
+			}
+			flow->ip = ip + (e->bmode_isize >> 2);
+			return ptd_flow_after(flow, NULL);
+
+		case bq_ind_call:
+			block->iclass = ptic_call;
+			ip = nip + (e->bmode_isize >> 2);
+			if (!(e->bmode_isize >> 2)) {
+				status = ptd_flow_fetch(flow, &insn);
+				if (status < 0)
+					return status;
+				ip = nip + insn.size;
+			}
+			ptd_retstack_push(&flow->retstack, ip);
+			status = ptd_flow_indirect_branch(flow, &flow->ip, nip);
+			if (status < 0)
+				return status;
+			flow->status = status;
+			return ptd_flow_after(flow, NULL);
+
+		case bq_return:
+			block->iclass = ptic_return;
+			status = ptd_flow_cond_branch(flow, &taken, nip);
+			if (status < 0) {
+				if (status != -pte_bad_query)
+					return status;
+				status = ptd_flow_indirect_branch(
+				        flow, &flow->ip, nip);
+				if (status < 0)
+					return status;
+				flow->status = status;
+				return ptd_flow_after(flow, NULL);
+			}
+			flow->status = status;
+			if (!taken)
+				return -pte_bad_retcomp;
+			status = ptd_retstack_pop(&flow->retstack, &flow->ip);
+			if (status < 0)
+				return status;
+			return ptd_flow_after(flow, NULL);
+
+		case bq_indirect:
+			block->iclass = ptic_unknown;
+			status = ptd_flow_indirect_branch(flow, &flow->ip, nip);
+			if (status < 0)
+				return status;
+			flow->status = status;
+			return ptd_flow_after(flow, NULL);
+
+		default:
+			break;
+		}
+
+		/* bq_decode, or a conditional branch of unknown size. */
+		status = ptd_flow_fetch(flow, &insn);
+		if (status < 0) {
+			if (status != -pte_bad_insn)
+				return status;
+			return blk_truncated(flow, block);
+		}
+		if (insn.sec != sec || insn.truncated)
+			return blk_truncated(flow, block);
+		block->iclass = (enum pt_insn_class)insn.iclass;
+		blk_log_call(flow, &insn);
+		status = blk_next_ip(&flow->ip, &insn);
+		if (status < 0) {
+			if (status != -pte_bad_query)
+				return status;
+			return blk_with_trace(flow, &insn);
+		}
+		if (end_on(flow, &insn) || !in_sec(sec, flow->ip))
+			return ptd_flow_after(flow, &insn);
+	}
+}
+
+/* While an event waits: one instruction after the other, each bound to the
+ * event where it belongs, up to a branch that needs trace or the event. */
+static int blk_events(struct ptd_flow *flow, struct pt_block *block)
+{
+	struct ptd_finsn insn;
+	int status;
+
+	/* Tracing is disabled: only the event can move us on. */
+	if (!flow->enabled)
+		return ptd_flow_status(flow, pts_event_pending);
+
+	for (;;) {
+		status = blk_one_insn(flow, block, &insn, 0);
+		if (status <= 0)
+			return status < 0 ? status : ptd_flow_status(flow, 0);
+		status = ptd_flow_exec(flow, &insn);
+		if (status < 0 || (status & pts_event_pending))
+			return status;
+		if (needed_trace(&insn) || end_on(flow, &insn))
+			return status;
+		/* No event waits any more: go on as without events. */
+		if (ptd_flow_quiet(flow))
+			return status;
+	}
 }
 
 /* Fill @block from the current position on.  Returns status flags or a
  * negative error (with @block holding the instructions up to the error). */
 static int blk_proceed(struct ptd_flow *flow, struct pt_block *block)
 {
-	const int stop_on_jump = flow->config.flags.variant.block.end_on_jump;
-	const struct ptd_fsec *bsec = NULL;
-	struct ptd_fpath *prev = flow->mem.last_path;
-	int prev_slot = flow->mem.last_slot;
-	struct ptd_finsn insn;
-	int status = 0;
+	struct ptd_fsec *sec;
+	int err;
 
+	if (!ptd_flow_quiet(flow))
+		return blk_events(flow, block);
 	if (!flow->enabled) {
-		if (flow->process_event || (flow->status & pts_event_pending))
-			return ptd_flow_status(flow, pts_event_pending);
 		if (flow->status & pts_eos)
 			return -pte_eos;
 		return -pte_no_enable;
 	}
 
-	for (;;) {
-		const struct ptd_fsec *sec = flow->mem.cur;
-
-		/* While no event waits, follow the cached paths: no
-		 * instruction on them needs trace or binds an event. */
-		if (sec && flow->ip - sec->vaddr < sec->size &&
-		    ptd_flow_quiet(flow) && (!block->ninsn || sec == bsec)) {
-			struct ptd_fpath *path = NULL;
-
-			/* Where the last path's branch went, most likely. */
-			if (prev) {
-				path = prev->succ[prev_slot];
-				if (!path || path->ip != flow->ip ||
-				    path->mode != (uint8_t)flow->mode) {
-					path = ptd_fmem_path(
-					        &flow->mem, flow->ip,
-					        flow->mode, stop_on_jump);
-					prev->succ[prev_slot] = path;
-				}
-				prev = NULL;
-				flow->mem.last_path = NULL;
-			} else {
-				path = ptd_fmem_path(&flow->mem, flow->ip,
-				                     flow->mode, stop_on_jump);
-			}
-			if (path && (path->ninsn || path->term) &&
-			    (uint32_t)block->ninsn + path->ninsn < UINT16_MAX) {
-				if (!block->ninsn) {
-					bsec = sec;
-					block->isid = sec->isid;
-				}
-				if (path->ninsn) {
-					block->ninsn = (uint16_t)(block->ninsn +
-					                          path->ninsn);
-					block->end_ip = path->last_ip;
-					block->iclass =
-					        (enum pt_insn_class)
-					                path->last_iclass;
-				}
-				flow->ip = path->next_ip;
-				if (!path->term) {
-					if (stop_on_jump &&
-					    block->iclass == ptic_jump)
-						return ptd_flow_status(flow, 0);
-					if (block->ninsn >= UINT16_MAX)
-						return ptd_flow_status(flow, 0);
-					continue;
-				}
-				ptd_fmem_path_term(sec, path, &insn);
-				status = ptd_flow_exec(flow, &insn);
-				/* Remember where the branch went. */
-				if (insn.iclass == ptic_cond_jump) {
-					prev = path;
-					prev_slot =
-					        flow->ip != insn.ip + insn.size;
-				} else if (insn.iclass == ptic_call &&
-				           insn.is_direct) {
-					prev = path;
-					prev_slot = 0;
-				}
-				if (!blk_add(flow, block, &insn, status)) {
-					flow->mem.last_path = prev;
-					flow->mem.last_slot = prev_slot;
-					return status;
-				}
-				continue;
-			}
+	sec = flow->mem.cur;
+	if (!sec || !in_sec(sec, flow->ip)) {
+		err = ptd_fmem_select(&flow->mem, &flow->asid, flow->ip);
+		if (err < 0) {
+			if (err != -pte_nomap)
+				return err;
+			return blk_uncached(flow, block);
 		}
-		prev = NULL;
-		flow->mem.last_path = NULL;
-
-		insn.raw = NULL;
-		insn.size = 0;
-		status = ptd_flow_fetch(flow, &insn);
-		if (status < 0)
-			return status;
-
-		/* A block stays in one section. */
-		if (block->ninsn) {
-			if (insn.sec != bsec || insn.isid != block->isid)
-				return ptd_flow_status(flow, 0);
-		} else {
-			bsec = insn.sec;
-			block->isid = insn.isid;
-		}
-
-		status = ptd_flow_exec(flow, &insn);
-		if (!blk_add(flow, block, &insn, status))
-			return status;
+		sec = flow->mem.cur;
 	}
+	block->isid = sec->isid;
+	return blk_cached(flow, block, sec);
 }
 
 int pt_blk_next(struct pt_block_decoder *decoder, struct pt_block *ublock,

@@ -288,7 +288,7 @@ static int flow_tick(struct ptd_flow *flow, uint64_t ip)
 	return 1;
 }
 
-static int flow_cond_branch(struct ptd_flow *flow, int *taken, uint64_t evip)
+int ptd_flow_cond_branch(struct ptd_flow *flow, int *taken, uint64_t evip)
 {
 	int status = ptd_qsrc_cond(&flow->qs, taken);
 
@@ -301,8 +301,7 @@ static int flow_cond_branch(struct ptd_flow *flow, int *taken, uint64_t evip)
 	return status;
 }
 
-static int flow_indirect_branch(struct ptd_flow *flow, uint64_t *ip,
-                                uint64_t evip)
+int ptd_flow_indirect_branch(struct ptd_flow *flow, uint64_t *ip, uint64_t evip)
 {
 	int status = ptd_qsrc_indirect(&flow->qs, ip);
 
@@ -315,8 +314,10 @@ static int flow_indirect_branch(struct ptd_flow *flow, uint64_t *ip,
 	return status;
 }
 
-/* Proceed past @insn (at flow->ip): the next IP, with trace if needed. */
-static int flow_proceed(struct ptd_flow *flow, const struct ptd_finsn *insn)
+/* Proceed past @insn (at flow->ip): the next IP, with trace if needed.
+ * Near calls push their return address unless @pushed says it is done. */
+static int flow_proceed(struct ptd_flow *flow, const struct ptd_finsn *insn,
+                        int pushed)
 {
 	/* The block decoder's tick events name the branch, the instruction
 	 * decoder's the IP after it. */
@@ -327,7 +328,7 @@ static int flow_proceed(struct ptd_flow *flow, const struct ptd_finsn *insn)
 
 	/* The most frequent branch first, outside the switch. */
 	if (insn->iclass == ptic_cond_jump) {
-		status = flow_cond_branch(flow, &taken, evip);
+		status = ptd_flow_cond_branch(flow, &taken, evip);
 		if (status < 0)
 			return status;
 		flow->status = status;
@@ -342,7 +343,7 @@ static int flow_proceed(struct ptd_flow *flow, const struct ptd_finsn *insn)
 		return 0;
 
 	case ptic_cond_jump:
-		status = flow_cond_branch(flow, &taken, evip);
+		status = ptd_flow_cond_branch(flow, &taken, evip);
 		if (status < 0)
 			return status;
 		flow->status = status;
@@ -354,7 +355,7 @@ static int flow_proceed(struct ptd_flow *flow, const struct ptd_finsn *insn)
 	case ptic_call:
 		/* A call to the next instruction (position-independent code
 		 * reading its IP) does not return. */
-		if (!insn->is_direct || insn->disp)
+		if (!pushed && (!insn->is_direct || insn->disp))
 			ptd_retstack_push(&flow->retstack, flow->ip);
 		if (insn->is_direct) {
 			flow->ip += (uint64_t)(int64_t)insn->disp;
@@ -364,7 +365,7 @@ static int flow_proceed(struct ptd_flow *flow, const struct ptd_finsn *insn)
 
 	case ptic_return:
 		/* A compressed return is a taken TNT bit. */
-		status = flow_cond_branch(flow, &taken, evip);
+		status = ptd_flow_cond_branch(flow, &taken, evip);
 		if (status >= 0) {
 			flow->status = status;
 			if (!taken)
@@ -390,7 +391,7 @@ static int flow_proceed(struct ptd_flow *flow, const struct ptd_finsn *insn)
 		return -pte_bad_insn;
 	}
 
-	status = flow_indirect_branch(flow, &flow->ip, evip);
+	status = ptd_flow_indirect_branch(flow, &flow->ip, evip);
 	if (status < 0)
 		return status;
 	flow->status = status;
@@ -544,7 +545,7 @@ static int flow_proceed_postponed(struct ptd_flow *flow)
 	if (!flow->process_insn)
 		return -pte_internal;
 	if (flow->enabled) {
-		status = flow_proceed(flow, &flow->insn);
+		status = flow_proceed(flow, &flow->insn, 0);
 		if (status < 0)
 			return status;
 	}
@@ -790,7 +791,15 @@ int ptd_flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
 	return flow_check_ip_event(flow, NULL);
 }
 
-int ptd_flow_exec(struct ptd_flow *flow, const struct ptd_finsn *insn)
+int ptd_flow_after(struct ptd_flow *flow, const struct ptd_finsn *insn)
+{
+	if (ptd_flow_quiet(flow))
+		return ptd_flow_status(flow, 0);
+	return flow_check_ip_event(flow, insn);
+}
+
+int ptd_flow_exec_pushed(struct ptd_flow *flow, const struct ptd_finsn *insn,
+                         int pushed)
 {
 	int status;
 
@@ -802,13 +811,18 @@ int ptd_flow_exec(struct ptd_flow *flow, const struct ptd_finsn *insn)
 		}
 	}
 
-	status = flow_proceed(flow, insn);
+	status = flow_proceed(flow, insn, pushed);
 	if (status < 0)
 		return status;
 
 	if (ptd_flow_quiet(flow))
 		return ptd_flow_status(flow, 0);
 	return flow_check_ip_event(flow, insn);
+}
+
+int ptd_flow_exec(struct ptd_flow *flow, const struct ptd_finsn *insn)
+{
+	return ptd_flow_exec_pushed(flow, insn, 0);
 }
 
 static int flow_process_paging(struct ptd_flow *flow, uint64_t cr3)

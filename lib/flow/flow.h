@@ -92,6 +92,21 @@ static inline int ptd_flow_fetch(struct ptd_flow *flow, struct ptd_finsn *insn)
  * negative error. */
 int ptd_flow_exec(struct ptd_flow *flow, const struct ptd_finsn *insn);
 
+/* As ptd_flow_exec(), but with @pushed the return address of a near call
+ * is already on the return stack. */
+int ptd_flow_exec_pushed(struct ptd_flow *flow, const struct ptd_finsn *insn,
+                         int pushed);
+
+/* Ask for a conditional branch or an indirect branch target (status flags
+ * or an error), with a tick event at @evip if the time changed. */
+int ptd_flow_cond_branch(struct ptd_flow *flow, int *taken, uint64_t evip);
+int ptd_flow_indirect_branch(struct ptd_flow *flow, uint64_t *ip,
+                             uint64_t evip);
+
+/* The status after the flow moved on to a new IP (by @insn, which may be
+ * NULL): events that bind there, or the status flags. */
+int ptd_flow_after(struct ptd_flow *flow, const struct ptd_finsn *insn);
+
 /* Report the pending event in @event (@size bytes) and go on.  Returns
  * status flags or a negative error. */
 int ptd_flow_event(struct ptd_flow *flow, struct pt_event *event, size_t size);

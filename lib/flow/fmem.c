@@ -92,8 +92,8 @@ struct ptd_fce *ptd_fmem_page_entry(struct ptd_fsec *sec, uint64_t off)
 
 /* Make the section that holds @ip the current one.  Returns 0, -pte_nomap
  * if no section holds it, or another error. */
-static int fmem_select(struct ptd_fmem *mem, const struct pt_asid *asid,
-                       uint64_t ip)
+int ptd_fmem_select(struct ptd_fmem *mem, const struct pt_asid *asid,
+                    uint64_t ip)
 {
 	struct ptd_msec msec;
 	struct ptd_fsec *sec;
@@ -220,7 +220,7 @@ int ptd_fmem_fetch_slow(struct ptd_fmem *mem, struct ptd_finsn *insn,
 	insn->truncated = 0;
 	insn->mode = (uint8_t)mode;
 	if (!sec || ip - sec->vaddr >= sec->size) {
-		err = fmem_select(mem, asid, ip);
+		err = ptd_fmem_select(mem, asid, ip);
 		if (err < 0) {
 			if (err != -pte_nomap)
 				return err;

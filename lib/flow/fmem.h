@@ -50,6 +50,12 @@ struct ptd_fce {
 	uint8_t kind;
 	uint8_t flags; /* ptd_fce_* */
 	int32_t disp;
+	/* The block decoder's entry for this address (see block_decoder.c):
+	 * @bqual 0 means none. */
+	int32_t bdisp;
+	uint16_t bninsn;
+	uint8_t bqual;
+	uint8_t bmode_isize; /* mode in bits 1:0, size in bits 7:2 */
 };
 
 enum {
@@ -143,6 +149,11 @@ static inline void ptd_fmem_forget(struct ptd_fmem *mem)
 	mem->cur = NULL;
 	mem->last_path = NULL;
 }
+
+/* Make the section that holds @ip in @asid the current one: 0, -pte_nomap,
+ * or another error. */
+int ptd_fmem_select(struct ptd_fmem *mem, const struct pt_asid *asid,
+                    uint64_t ip);
 
 /* Fetch and decode the instruction at @ip in @mode in address space @asid
  * into @insn.  Returns 0, -pte_nomap, -pte_bad_insn, or another error.  On

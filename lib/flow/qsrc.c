@@ -2,7 +2,13 @@
 /* Trace results for the flow decoders: pull API or batch items. */
 #include "qsrc.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+enum {
+	/* The most calls we remember for a replay. */
+	ptd_qsrc_log_max = 1 << 26
+};
 
 int ptd_qsrc_init(struct ptd_qsrc *qs, const struct pt_config *config,
                   const struct ptd_time_config *tconfig, int batch)
@@ -26,6 +32,32 @@ void ptd_qsrc_fini(struct ptd_qsrc *qs)
 {
 	pt_qry_free_decoder(qs->qry);
 	qs->qry = NULL;
+	free(qs->log);
+	qs->log = NULL;
+}
+
+/* Remember a call for the replay (or give up replaying). */
+static void qsrc_log(struct ptd_qsrc *qs, uint8_t call)
+{
+	if (!qs->sync_known)
+		return;
+	if (qs->nlog == qs->caplog) {
+		size_t cap = qs->caplog ? 2 * qs->caplog : 4096;
+		uint8_t *log;
+
+		if (cap > ptd_qsrc_log_max) {
+			qs->sync_known = 0;
+			return;
+		}
+		log = realloc(qs->log, cap);
+		if (!log) {
+			qs->sync_known = 0;
+			return;
+		}
+		qs->log = log;
+		qs->caplog = cap;
+	}
+	qs->log[qs->nlog++] = call;
 }
 
 static void qsrc_clear(struct ptd_qsrc *qs)
@@ -93,7 +125,8 @@ static int qsrc_status(struct ptd_qsrc *qs)
 static int qsrc_replay(struct ptd_qsrc *qs)
 {
 	struct pt_query_decoder *dec;
-	uint64_t i, ip;
+	uint64_t ip;
+	size_t i;
 	int status;
 
 	if (!qs->sync_known)
@@ -103,22 +136,27 @@ static int qsrc_replay(struct ptd_qsrc *qs)
 	if (!dec)
 		return -pte_nomem;
 	status = pt_qry_sync_set(dec, &ip, qs->sync_offset);
-	for (i = 0; i < qs->taken && status >= 0; i++) {
-		if (status & pts_event_pending) {
-			struct pt_event ev;
-
-			status = pt_qry_event(dec, &ev, sizeof(ev));
-		} else {
-			int taken;
-
-			status = pt_qry_cond_branch(dec, &taken);
-			if (status == -pte_bad_query)
-				status = pt_qry_indirect_branch(dec, &ip);
-		}
-	}
 	if (status < 0) {
 		pt_qry_free_decoder(dec);
 		return -pte_internal;
+	}
+	/* The same calls, failed ones included: they may move the decoder
+	 * too. */
+	for (i = 0; i < qs->nlog; i++) {
+		struct pt_event ev;
+		int taken;
+
+		switch (qs->log[i]) {
+		case ptd_qsrc_call_cond:
+			(void)pt_qry_cond_branch(dec, &taken);
+			break;
+		case ptd_qsrc_call_indirect:
+			(void)pt_qry_indirect_branch(dec, &ip);
+			break;
+		default:
+			(void)pt_qry_event(dec, &ev, sizeof(ev));
+			break;
+		}
 	}
 	pt_qry_free_decoder(qs->qry);
 	qs->qry = dec;
@@ -160,7 +198,7 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 				if (qs->items[i].kind == ptd_qry_item_sync)
 					qs->sync_known = 0;
 			qs->sync_offset = qs->batch_sync_offset;
-			qs->taken = 0;
+			qs->nlog = 0;
 			status = qsrc_status(qs);
 			if (it->flags & ptd_qry_item_ip_suppressed)
 				status |= pts_ip_suppressed;
@@ -184,7 +222,7 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 		status = pt_qry_sync_set(qs->qry, ip, offset);
 		break;
 	}
-	qs->taken = 0;
+	qs->nlog = 0;
 	qs->sync_known = 0;
 	if (status >= 0)
 		qs->sync_known =
@@ -199,6 +237,7 @@ int ptd_qsrc_cond(struct ptd_qsrc *qs, int *taken)
 
 	if (!qs->batch)
 		return pt_qry_cond_branch(qs->qry, taken);
+	qsrc_log(qs, ptd_qsrc_call_cond);
 	it = qsrc_peek(qs);
 	if (!it)
 		return -pte_eos;
@@ -207,7 +246,6 @@ int ptd_qsrc_cond(struct ptd_qsrc *qs, int *taken)
 		                                      : -pte_bad_query;
 	*taken = (int)((it->value >> (it->count - 1 - qs->used)) & 1);
 	qsrc_take_time(qs, it);
-	qs->taken++;
 	if (++qs->used == it->count) {
 		qs->pos++;
 		qs->used = 0;
@@ -222,6 +260,7 @@ int ptd_qsrc_indirect(struct ptd_qsrc *qs, uint64_t *ip)
 
 	if (!qs->batch)
 		return pt_qry_indirect_branch(qs->qry, ip);
+	qsrc_log(qs, ptd_qsrc_call_indirect);
 	it = qsrc_peek(qs);
 	if (!it)
 		return -pte_eos;
@@ -232,7 +271,6 @@ int ptd_qsrc_indirect(struct ptd_qsrc *qs, uint64_t *ip)
 	if (!suppressed)
 		*ip = it->value;
 	qsrc_take_time(qs, it);
-	qs->taken++;
 	qs->pos++;
 	status = qsrc_status(qs);
 	return suppressed ? status | pts_ip_suppressed : status;
@@ -244,6 +282,7 @@ int ptd_qsrc_event(struct ptd_qsrc *qs, struct pt_event *event)
 
 	if (!qs->batch)
 		return pt_qry_event(qs->qry, event, sizeof(*event));
+	qsrc_log(qs, ptd_qsrc_call_event);
 	it = qsrc_peek(qs);
 	if (!it)
 		return -pte_eos;
@@ -256,7 +295,6 @@ int ptd_qsrc_event(struct ptd_qsrc *qs, struct pt_event *event)
 		qs->cbr = event->variant.cbr.ratio;
 		qs->cbr_status = 0;
 	}
-	qs->taken++;
 	qs->pos++;
 	return qsrc_status(qs);
 }

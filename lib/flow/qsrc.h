@@ -52,7 +52,10 @@ struct ptd_qsrc {
 	 * the results taken since. */
 	uint64_t sync_offset;
 	int sync_known;
-	uint64_t taken;
+	/* The calls made since then, one byte each (ptd_qsrc_call_*), as
+	 * the pull API would have seen them, for the replay. */
+	uint8_t *log;
+	size_t nlog, caplog;
 	/* The query decoder's sync offset after the last batch call. */
 	uint64_t batch_sync_offset;
 };
@@ -63,6 +66,8 @@ struct ptd_qsrc {
 int ptd_qsrc_init(struct ptd_qsrc *qs, const struct pt_config *config,
                   const struct ptd_time_config *tconfig, int batch);
 void ptd_qsrc_fini(struct ptd_qsrc *qs);
+
+enum { ptd_qsrc_call_cond = 1, ptd_qsrc_call_indirect, ptd_qsrc_call_event };
 
 /* As pt_qry_sync_forward() (@how 0), pt_qry_sync_backward() (1) and
  * pt_qry_sync_set() (2) at the current point. */
