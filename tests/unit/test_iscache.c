@@ -284,6 +284,7 @@ enum { nthreads = 4, nsecs = 16, secsize = 0x1000 };
 struct thread_arg {
 	struct pt_image_section_cache *iscache;
 	const struct pt_image *proto;
+	const struct pt_image *proto_files;
 	const int *isids;
 	unsigned seed;
 	int failures;
@@ -308,7 +309,8 @@ static void *reader(void *p)
 		if (round % 50 == 0) {
 			pt_image_remove_by_asid(image, NULL);
 			if (round % 100 == 0) {
-				if (pt_image_copy(image, arg->proto) != 0)
+				if (pt_image_copy(image, arg->proto) != 0 ||
+				    pt_image_copy(image, arg->proto_files) != 0)
 					arg->failures += 1;
 			} else {
 				for (s = 0; s < nsecs; ++s)
@@ -337,6 +339,15 @@ static void *reader(void *p)
 			                    vaddr + 1) != 4 ||
 			    buf[3] != ptd_ti_byte(1, s * secsize + off + 4))
 				arg->failures += 1;
+			/* The same bytes from the file sections of the copy
+			 * (shared with the other threads, split in the
+			 * middle), while the image has them. */
+			if (round % 100 < 50 &&
+			    (ptd_image_read(image, &isid, buf, 1, NULL,
+			                    vaddr + 0x800001) != 1 ||
+			     isid != 0 ||
+			     buf[0] != ptd_ti_byte(1, s * secsize + off + 1)))
+				arg->failures += 1;
 		}
 		if (round % 100 == 7)
 			pt_iscache_set_limit(arg->iscache,
@@ -350,6 +361,7 @@ static void test_threads(void **state)
 {
 	struct pt_image_section_cache *iscache = pt_iscache_alloc(NULL);
 	struct pt_image *proto = pt_image_alloc(NULL);
+	struct pt_image *proto_files = pt_image_alloc(NULL);
 	struct thread_arg args[nthreads];
 	pthread_t threads[nthreads];
 	struct ptd_ti_dir dir;
@@ -367,11 +379,23 @@ static void test_threads(void **state)
 		assert_true(isids[i] > 0);
 		assert_int_equal(
 		        pt_image_add_cached(proto, iscache, isids[i], NULL), 0);
+		assert_int_equal(
+		        pt_image_add_file(proto_files, a,
+		                          (uint64_t)i * secsize, secsize, NULL,
+		                          0x900000 + (uint64_t)i * 0x10000),
+		        0);
+		assert_int_equal(
+		        pt_image_add_file(proto_files, a,
+		                          (uint64_t)i * secsize + 0x100, 0x10,
+		                          NULL,
+		                          0x900100 + (uint64_t)i * 0x10000),
+		        0);
 	}
 	assert_int_equal(pt_iscache_set_limit(iscache, 4 * secsize), 0);
 	for (i = 0; i < nthreads; ++i) {
 		args[i].iscache = iscache;
 		args[i].proto = proto;
+		args[i].proto_files = proto_files;
 		args[i].isids = isids;
 		args[i].seed = (unsigned)i * 7919u + 1u;
 		args[i].failures = 0;
@@ -383,6 +407,7 @@ static void test_threads(void **state)
 		assert_int_equal(args[i].failures, 0);
 	}
 	pt_image_free(proto);
+	pt_image_free(proto_files);
 	pt_iscache_free(iscache);
 	ptd_ti_dir_close(&dir);
 }
