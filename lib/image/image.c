@@ -164,7 +164,9 @@ int ptd_image_add_section(struct pt_image *image, struct ptd_section *sec,
 	}
 
 	/* Drop the overlapped entries, then append the new section and the
-	 * pieces, in this order (as libipt orders its list). */
+	 * pieces.  (libipt puts the pieces first; the order changes nothing
+	 * a lookup finds, as sections of matching address spaces never
+	 * overlap, nor what a copy of the image holds.) */
 	for (i = 0, w = 0; i < image->count; ++i) {
 		e = &image->entries[i];
 		if (ptd_entry_overlaps(e, sec, asid)) {
