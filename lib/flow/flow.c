@@ -851,8 +851,6 @@ int ptd_flow_event(struct ptd_flow *flow, struct pt_event *uevent, size_t size)
 	if (!flow->process_event)
 		return -pte_bad_query;
 	ptd_fmem_check(&flow->mem);
-	/* The flow may go on elsewhere than the last branch went. */
-	flow->mem.last_path = NULL;
 
 	switch (ev->type) {
 	case ptev_enabled:

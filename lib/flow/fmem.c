@@ -5,11 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-	/* The longest path ptd_fmem_path_build() records. */
-	ptd_run_max = 4096
-};
-
 int ptd_fmem_init(struct ptd_fmem *mem)
 {
 	memset(mem, 0, sizeof(*mem));
@@ -30,17 +25,9 @@ static void fmem_flush(struct ptd_fmem *mem)
 		for (p = 0; p < sec->npages; p++)
 			free(sec->pages[p]);
 		free(sec->pages);
-		free(sec->paths);
-		while (sec->chunks) {
-			struct ptd_fchunk *next = sec->chunks->next;
-
-			free(sec->chunks);
-			sec->chunks = next;
-		}
 	}
 	mem->nsecs = 0;
 	mem->cur = NULL;
-	mem->last_path = NULL;
 }
 
 void ptd_fmem_fini(struct ptd_fmem *mem)
@@ -270,114 +257,4 @@ int ptd_fmem_fetch_slow(struct ptd_fmem *mem, struct ptd_finsn *insn,
 		                     ((unsigned)mode << ptd_fce_mode_shift));
 	}
 	return 0;
-}
-
-static uint32_t path_hash(uint64_t ip)
-{
-	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 40);
-}
-
-/* Insert @path into @sec's table (growing it).  Returns the stored copy or
- * NULL if memory runs out. */
-static struct ptd_fpath *fsec_insert(struct ptd_fsec *sec,
-                                     const struct ptd_fpath *path)
-{
-	struct ptd_fpath *stored;
-	uint32_t h;
-
-	if (!sec->paths || 2 * (sec->npaths + 1) > sec->path_mask + 1) {
-		uint32_t cap = sec->paths ? 2 * (sec->path_mask + 1) : 256;
-		struct ptd_fpath **paths = calloc(cap, sizeof(*paths));
-		uint32_t i;
-
-		if (!paths)
-			return NULL;
-		for (i = 0; sec->paths && i <= sec->path_mask; i++) {
-			struct ptd_fpath *old = sec->paths[i];
-
-			if (!old)
-				continue;
-			h = path_hash(old->ip);
-			while (paths[h & (cap - 1)])
-				h++;
-			paths[h & (cap - 1)] = old;
-		}
-		free(sec->paths);
-		sec->paths = paths;
-		sec->path_mask = cap - 1;
-	}
-	if (!sec->chunks ||
-	    sec->chunks->used ==
-	            sizeof(sec->chunks->path) / sizeof(sec->chunks->path[0])) {
-		struct ptd_fchunk *chunk = malloc(sizeof(*chunk));
-
-		if (!chunk)
-			return NULL;
-		chunk->next = sec->chunks;
-		chunk->used = 0;
-		sec->chunks = chunk;
-	}
-	stored = &sec->chunks->path[sec->chunks->used++];
-	*stored = *path;
-	stored->used = 1;
-	h = path_hash(path->ip);
-	while (sec->paths[h & sec->path_mask])
-		h++;
-	sec->paths[h & sec->path_mask] = stored;
-	sec->npaths++;
-	return stored;
-}
-
-struct ptd_fpath *ptd_fmem_path_build(struct ptd_fmem *mem, uint64_t ip,
-                                      enum pt_exec_mode mode, int stop_on_jump)
-{
-	struct ptd_fsec *sec = mem->cur;
-	struct ptd_fpath path;
-	struct ptd_finsn insn;
-	uint64_t at = ip;
-
-	memset(&path, 0, sizeof(path));
-	path.ip = ip;
-	path.mode = (uint8_t)mode;
-	for (;;) {
-		if (path.ninsn >= ptd_run_max)
-			break;
-		if (at - sec->vaddr >= sec->size)
-			break;
-		if (ptd_fmem_fetch(mem, &insn, NULL, at, mode) < 0)
-			break;
-		/* @at lies in the section, so a fetch stays in it; a
-		 * truncated instruction does not. */
-		if (mem->cur != sec || insn.sec != sec || insn.truncated) {
-			mem->cur = sec;
-			break;
-		}
-		if (insn.iclass == ptic_other && insn.kind == ptd_ik_other) {
-			path.last_iclass = ptic_other;
-			path.last_ip = at;
-			path.ninsn++;
-			at += insn.size;
-			continue;
-		}
-		if (insn.iclass == ptic_jump && insn.is_direct &&
-		    !stop_on_jump) {
-			path.last_iclass = ptic_jump;
-			path.last_ip = at;
-			path.ninsn++;
-			at = ptd_ild_branch_target(
-			        &(struct ptd_ild){.size = insn.size,
-			                          .disp = insn.disp},
-			        at);
-			continue;
-		}
-		path.term = 1;
-		path.t_size = insn.size;
-		path.t_iclass = insn.iclass;
-		path.t_kind = insn.kind;
-		path.t_direct = insn.is_direct;
-		path.t_disp = insn.disp;
-		break;
-	}
-	path.next_ip = at;
-	return fsec_insert(sec, &path);
 }

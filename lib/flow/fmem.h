@@ -5,10 +5,8 @@
  * Every section the decoder runs in gets a decode cache: pages of entries,
  * one entry per code byte offset, allocated when code in the page is first
  * executed.  An entry holds what the flow decoders need of the instruction
- * at that address (size, class, kind, branch displacement) and, for the
- * block decoder, the length of the straight-line run that starts there: how
- * many instructions without any effect on the control flow or on event
- * binding follow before the next instruction that needs attention.
+ * at that address (size, class, kind, branch displacement) and the block
+ * decoder's block cache entry for that address (block_decoder.c).
  *
  * The caches belong to one decoder (no sharing, no locks) and are dropped
  * when the image changes (ptd_image_generation()). */
@@ -63,40 +61,6 @@ enum {
 	ptd_fce_mode_shift = 4 /* two bits of enum pt_exec_mode */
 };
 
-/* A straight path through the code of one section: from @ip on, @ninsn
- * instructions that need no trace and bind no event while none is waiting
- * (ordinary instructions and direct jumps), the last one at @last_ip, then
- * the instruction at @next_ip.  With @term, that instruction lies in the
- * section too and its decoding is here (@t_*); else the path ends at the
- * section's end, at an instruction that does not decode in the section, or
- * at the length limit, and @next_ip is where the flow goes on. */
-struct ptd_fpath {
-	uint64_t ip;
-	uint64_t next_ip;
-	uint64_t last_ip;
-	uint32_t ninsn;
-	uint8_t used;
-	uint8_t mode;
-	uint8_t last_iclass;
-	uint8_t term;
-	uint8_t t_size;
-	uint8_t t_iclass;
-	uint8_t t_kind;
-	uint8_t t_direct;
-	int32_t t_disp;
-	/* The paths the flow went on with after the terminating instruction
-	 * (filled in by the block decoder): [0] after a not-taken
-	 * conditional branch or a direct call, [1] after a taken one. */
-	struct ptd_fpath *succ[2];
-};
-
-/* Paths live in chunks that never move. */
-struct ptd_fchunk {
-	struct ptd_fchunk *next;
-	uint32_t used;
-	struct ptd_fpath path[255];
-};
-
 enum { ptd_fpage_bits = 10 };
 
 /* The decode cache of one section. */
@@ -108,11 +72,6 @@ struct ptd_fsec {
 	int isid;
 	uint32_t npages;
 	struct ptd_fce **pages;
-	/* The paths that start in the section: open addressing by IP. */
-	struct ptd_fpath **paths;
-	uint32_t path_mask;
-	uint32_t npaths;
-	struct ptd_fchunk *chunks;
 };
 
 /* The memory of one flow decoder. */
@@ -125,11 +84,6 @@ struct ptd_fmem {
 	struct ptd_fsec *secs;
 	size_t nsecs, capacity;
 	struct ptd_ild_ctx *ild;
-	/* The block decoder's last path whose terminating branch it
-	 * followed, and which successor slot that went to (cleared whenever
-	 * the caches or the current section are dropped). */
-	struct ptd_fpath *last_path;
-	int last_slot;
 };
 
 /* Set up and tear down @mem.  ptd_fmem_init() returns 0 or -pte_nomem. */
@@ -147,7 +101,6 @@ void ptd_fmem_check(struct ptd_fmem *mem);
 static inline void ptd_fmem_forget(struct ptd_fmem *mem)
 {
 	mem->cur = NULL;
-	mem->last_path = NULL;
 }
 
 /* Make the section that holds @ip in @asid the current one: 0, -pte_nomap,
@@ -210,52 +163,6 @@ static inline int ptd_fmem_fetch(struct ptd_fmem *mem, struct ptd_finsn *insn,
 		return 0;
 	}
 	return ptd_fmem_fetch_slow(mem, insn, asid, ip, mode);
-}
-
-/* The path from @ip in @mode, @ip lying in the current section (mem->cur);
- * with @stop_on_jump, direct jumps end paths like other branches.  Returns
- * NULL if memory runs out (take the slow path). */
-struct ptd_fpath *ptd_fmem_path_build(struct ptd_fmem *mem, uint64_t ip,
-                                      enum pt_exec_mode mode, int stop_on_jump);
-
-static inline struct ptd_fpath *ptd_fmem_path(struct ptd_fmem *mem, uint64_t ip,
-                                              enum pt_exec_mode mode,
-                                              int stop_on_jump)
-{
-	const struct ptd_fsec *sec = mem->cur;
-
-	if (sec->paths) {
-		uint32_t h = (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 40);
-		struct ptd_fpath *p;
-
-		for (;; h++) {
-			p = sec->paths[h & sec->path_mask];
-			if (!p)
-				break;
-			if (p->ip == ip && p->mode == (uint8_t)mode)
-				return p;
-		}
-	}
-	return ptd_fmem_path_build(mem, ip, mode, stop_on_jump);
-}
-
-/* Fill @insn with the terminating instruction of @path (path->term set),
- * from section @sec. */
-static inline void ptd_fmem_path_term(const struct ptd_fsec *sec,
-                                      const struct ptd_fpath *path,
-                                      struct ptd_finsn *insn)
-{
-	insn->ip = path->next_ip;
-	insn->raw = sec->mem + (path->next_ip - sec->vaddr);
-	insn->size = path->t_size;
-	insn->iclass = path->t_iclass;
-	insn->kind = path->t_kind;
-	insn->is_direct = path->t_direct;
-	insn->truncated = 0;
-	insn->mode = path->mode;
-	insn->disp = path->t_disp;
-	insn->isid = sec->isid;
-	insn->sec = sec;
 }
 
 #endif /* PTD_FLOW_FMEM_H */
