@@ -182,17 +182,45 @@ enum {
 	bcache_fill_steps = 0x400
 };
 
-static struct ptd_fce *bce_at(struct ptd_fsec *sec, uint64_t ip)
+/* A block cache entry, as libipt's: a signed 16-bit displacement to the
+ * decision point, 8 bits of instruction count, the mode, the qualifier and
+ * a 3-bit instruction size (0 if unknown).  Longer chains go through
+ * bq_again entries. */
+struct bce {
+	int32_t disp;
+	uint32_t ninsn;
+	unsigned mode, qual, isize;
+};
+
+static uint32_t *bce_slot(struct ptd_fsec *sec, uint64_t ip)
 {
 	uint64_t off = ip - sec->vaddr;
-	struct ptd_fce *page;
+	uint32_t *page;
 
 	if (off >= sec->size)
 		return NULL;
-	page = sec->pages[off >> ptd_fpage_bits];
-	if (!page)
-		return ptd_fmem_page_entry(sec, off);
+	if (!sec->bpages) {
+		sec->bpages = calloc(sec->npages, sizeof(*sec->bpages));
+		if (!sec->bpages)
+			return NULL;
+	}
+	page = sec->bpages[off >> ptd_fpage_bits];
+	if (!page) {
+		page = calloc((size_t)1 << ptd_fpage_bits, sizeof(*page));
+		if (!page)
+			return NULL;
+		sec->bpages[off >> ptd_fpage_bits] = page;
+	}
 	return &page[off & ((1u << ptd_fpage_bits) - 1)];
+}
+
+static void bce_unpack(uint32_t raw, struct bce *e)
+{
+	e->disp = (int16_t)(raw & 0xffff);
+	e->ninsn = (raw >> 16) & 0xff;
+	e->mode = (raw >> 24) & 3;
+	e->qual = (raw >> 26) & 7;
+	e->isize = (raw >> 29) & 7;
 }
 
 static int in_sec(const struct ptd_fsec *sec, uint64_t ip)
@@ -200,26 +228,29 @@ static int in_sec(const struct ptd_fsec *sec, uint64_t ip)
 	return ip - sec->vaddr < sec->size;
 }
 
-static int bce_add(struct ptd_fsec *sec, uint64_t ip, enum blk_qual qual,
-                   uint16_t ninsn, int64_t disp, enum pt_exec_mode mode,
-                   uint8_t isize)
+/* Store an entry for @ip (its fields must fit). */
+static int bce_put(struct ptd_fsec *sec, uint64_t ip, enum blk_qual qual,
+                   uint32_t ninsn, int64_t disp, unsigned mode, unsigned isize)
 {
-	struct ptd_fce *e = bce_at(sec, ip);
+	uint32_t *slot = bce_slot(sec, ip);
 
-	if (!e)
+	if (!slot)
 		return -pte_nomem;
-	if (disp != (int32_t)disp) {
-		/* Too far for an entry: decide again at @ip. */
-		qual = bq_decode;
-		ninsn = 1;
-		disp = 0;
-	}
-	e->bdisp = (int32_t)disp;
-	e->bninsn = ninsn;
-	e->bmode_isize = (uint8_t)(((unsigned)mode & 3) |
-	                           ((isize < 64 ? isize : 0) << 2));
-	e->bqual = (uint8_t)qual;
+	*slot = ((uint32_t)(uint16_t)(int16_t)disp) | ((ninsn & 0xff) << 16) |
+	        ((mode & 3) << 24) | (((unsigned)qual & 7) << 26) |
+	        ((isize < 8 ? isize : 0) << 29);
 	return 0;
+}
+
+/* A trampoline at @ip to the next instruction at @nip: go on there. */
+static int bce_again(struct ptd_fsec *sec, uint64_t ip, uint64_t nip,
+                     unsigned mode)
+{
+	int64_t disp = (int64_t)(nip - ip);
+
+	if (disp != (int16_t)disp)
+		return bce_put(sec, ip, bq_decode, 1, 0, mode, 0);
+	return bce_put(sec, ip, bq_again, 1, disp, mode, 0);
 }
 
 /* Push the return address of a near call (not of a call to the next
@@ -337,8 +368,10 @@ static int blk_fill(struct ptd_flow *flow, struct pt_block *block,
 {
 	const int end_on_jump = flow->config.flags.variant.block.end_on_jump;
 	struct ptd_finsn insn;
-	struct ptd_fce *next;
+	struct bce next;
+	uint32_t *slot;
 	uint64_t nip, dip;
+	int64_t disp;
 	int err;
 
 	err = blk_one_insn(flow, block, &insn, 1);
@@ -348,6 +381,7 @@ static int blk_fill(struct ptd_flow *flow, struct pt_block *block,
 	err = blk_next_ip(&flow->ip, &insn);
 	if (err < 0) {
 		enum blk_qual qual = bq_indirect;
+		unsigned isize = insn.size < 8 ? insn.size : 0;
 
 		if (err != -pte_bad_query)
 			return err;
@@ -367,9 +401,8 @@ static int blk_fill(struct ptd_flow *flow, struct pt_block *block,
 		if (block->truncated)
 			qual = bq_decode;
 		if (insn.sec == sec && !insn.truncated) {
-			err = bce_add(sec, insn.ip, qual, 1, 0,
-			              (enum pt_exec_mode)insn.mode,
-			              insn.size < 8 ? insn.size : 0);
+			err = bce_put(sec, insn.ip, qual, 1, 0, insn.mode,
+			              isize);
 			if (err < 0)
 				return err;
 		}
@@ -387,37 +420,34 @@ static int blk_fill(struct ptd_flow *flow, struct pt_block *block,
 	if (insn.iclass == ptic_call ||
 	    (insn.iclass == ptic_jump && (insn.disp < 0 || end_on_jump)) ||
 	    !in_sec(sec, nip) || block->truncated)
-		return bce_add(sec, insn.ip, bq_decode, 1, 0,
-		               (enum pt_exec_mode)insn.mode, 0);
+		return bce_put(sec, insn.ip, bq_decode, 1, 0, insn.mode, 0);
 
-	next = bce_at(sec, nip);
-	if (!next)
+	slot = bce_slot(sec, nip);
+	if (!slot)
 		return -pte_nomem;
-	if (!next->bqual) {
+	bce_unpack(*slot, &next);
+	if (!next.qual) {
 		/* Too long a walk: the next time, go on from @nip. */
 		if (!--steps)
-			return bce_add(sec, insn.ip, bq_again, 1,
-			               (int64_t)(nip - insn.ip),
-			               (enum pt_exec_mode)insn.mode, 0);
+			return bce_again(sec, insn.ip, nip, insn.mode);
 		err = blk_fill(flow, block, sec, steps, traced, status);
 		if (err < 0)
 			return err;
-		next = bce_at(sec, nip);
-		if (!next || !next->bqual)
+		bce_unpack(*slot, &next);
+		if (!next.qual)
 			return 0;
 	}
-	if ((next->bmode_isize & 3) != insn.mode)
+	if (next.mode != insn.mode)
 		return -pte_internal;
-	dip = nip + (uint64_t)(int64_t)next->bdisp;
+	dip = nip + (uint64_t)(int64_t)next.disp;
 	if (!in_sec(sec, dip))
 		return 0;
-	if (next->bninsn == UINT16_MAX)
-		return bce_add(sec, insn.ip, bq_again, 1,
-		               (int64_t)(nip - insn.ip),
-		               (enum pt_exec_mode)insn.mode, 0);
-	return bce_add(sec, insn.ip, (enum blk_qual)next->bqual,
-	               (uint16_t)(next->bninsn + 1), (int64_t)(dip - insn.ip),
-	               (enum pt_exec_mode)insn.mode, next->bmode_isize >> 2);
+	/* Chain the entry, or hop when it does not fit. */
+	disp = (int64_t)(dip - insn.ip);
+	if (next.ninsn + 1 > 0xff || disp != (int16_t)disp)
+		return bce_again(sec, insn.ip, nip, insn.mode);
+	return bce_put(sec, insn.ip, (enum blk_qual)next.qual, next.ninsn + 1,
+	               disp, insn.mode, next.isize);
 }
 
 /* A truncated instruction at the decision point: decode it through the
@@ -453,15 +483,17 @@ static int blk_cached(struct ptd_flow *flow, struct pt_block *block,
                       struct ptd_fsec *sec)
 {
 	for (;;) {
-		struct ptd_fce *e = bce_at(sec, flow->ip);
+		uint32_t *slot = bce_slot(sec, flow->ip);
+		struct bce e;
 		struct ptd_finsn insn;
 		uint64_t nip, ip;
 		uint32_t ninsn;
 		int status, taken, err;
 
-		if (!e)
+		if (!slot)
 			return -pte_nomem;
-		if (!e->bqual) {
+		bce_unpack(*slot, &e);
+		if (!e.qual) {
 			int traced = 0;
 
 			status = 0;
@@ -474,25 +506,25 @@ static int blk_cached(struct ptd_flow *flow, struct pt_block *block,
 			return ptd_flow_after(flow, NULL);
 		}
 
-		nip = flow->ip + (uint64_t)(int64_t)e->bdisp;
+		nip = flow->ip + (uint64_t)(int64_t)e.disp;
 		if (!in_sec(sec, nip))
 			return blk_uncached(flow, block);
-		ninsn = (uint32_t)block->ninsn + e->bninsn;
+		ninsn = (uint32_t)block->ninsn + e.ninsn;
 		if (ninsn > UINT16_MAX)
 			return ptd_flow_after(flow, NULL);
 		flow->ip = nip;
 		block->end_ip = nip;
 		block->ninsn = (uint16_t)ninsn;
-		block->mode = (enum pt_exec_mode)(e->bmode_isize & 3);
+		block->mode = (enum pt_exec_mode)e.mode;
 
-		switch (e->bqual) {
+		switch (e.qual) {
 		case bq_again:
 			block->iclass = ptic_unknown;
 			continue;
 
 		case bq_cond:
 			block->iclass = ptic_cond_jump;
-			if (!(e->bmode_isize >> 2))
+			if (!e.isize)
 				break;
 			status = ptd_flow_cond_branch(flow, &taken, nip);
 			if (status < 0)
@@ -505,13 +537,13 @@ static int blk_cached(struct ptd_flow *flow, struct pt_block *block,
 					return status;
 				ip += (uint64_t)(int64_t)insn.disp;
 			}
-			flow->ip = ip + (e->bmode_isize >> 2);
+			flow->ip = ip + e.isize;
 			return ptd_flow_after(flow, NULL);
 
 		case bq_ind_call:
 			block->iclass = ptic_call;
-			ip = nip + (e->bmode_isize >> 2);
-			if (!(e->bmode_isize >> 2)) {
+			ip = nip + e.isize;
+			if (!e.isize) {
 				status = ptd_flow_fetch(flow, &insn);
 				if (status < 0)
 					return status;

@@ -22,9 +22,13 @@ static void fmem_flush(struct ptd_fmem *mem)
 	for (i = 0; i < mem->nsecs; i++) {
 		struct ptd_fsec *sec = &mem->secs[i];
 
-		for (p = 0; p < sec->npages; p++)
+		for (p = 0; p < sec->npages; p++) {
 			free(sec->pages[p]);
+			if (sec->bpages)
+				free(sec->bpages[p]);
+		}
 		free(sec->pages);
+		free(sec->bpages);
 	}
 	mem->nsecs = 0;
 	mem->cur = NULL;

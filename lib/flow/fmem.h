@@ -5,8 +5,8 @@
  * Every section the decoder runs in gets a decode cache: pages of entries,
  * one entry per code byte offset, allocated when code in the page is first
  * executed.  An entry holds what the flow decoders need of the instruction
- * at that address (size, class, kind, branch displacement) and the block
- * decoder's block cache entry for that address (block_decoder.c).
+ * at that address (size, class, kind, branch displacement).  The block
+ * decoder's cache (block_decoder.c) has 32-bit entries in pages of its own.
  *
  * The caches belong to one decoder (no sharing, no locks) and are dropped
  * when the image changes (ptd_image_generation()). */
@@ -48,12 +48,6 @@ struct ptd_fce {
 	uint8_t kind;
 	uint8_t flags; /* ptd_fce_* */
 	int32_t disp;
-	/* The block decoder's entry for this address (see block_decoder.c):
-	 * @bqual 0 means none. */
-	int32_t bdisp;
-	uint16_t bninsn;
-	uint8_t bqual;
-	uint8_t bmode_isize; /* mode in bits 1:0, size in bits 7:2 */
 };
 
 enum {
@@ -72,6 +66,9 @@ struct ptd_fsec {
 	int isid;
 	uint32_t npages;
 	struct ptd_fce **pages;
+	/* The block decoder's cache: one 32-bit entry per code byte, in
+	 * pages like @pages (see block_decoder.c). */
+	uint32_t **bpages;
 };
 
 /* The memory of one flow decoder. */
