@@ -121,8 +121,11 @@ int ptd_image_add_section(struct pt_image *image, struct ptd_section *sec,
 	if (!image || !sec || !asid)
 		return -pte_internal;
 
-	for (i = 0; i < image->count; ++i)
-		noverlap += ptd_entry_overlaps(&image->entries[i], sec, asid);
+	end = ptd_sec_end(sec);
+	if (sec->vaddr < image->max_end)
+		for (i = 0; i < image->count; ++i)
+			noverlap += ptd_entry_overlaps(&image->entries[i], sec,
+			                               asid);
 	errcode = ptd_image_reserve(image, 1 + 2 * noverlap);
 	if (errcode < 0)
 		return errcode;
@@ -134,8 +137,7 @@ int ptd_image_add_section(struct pt_image *image, struct ptd_section *sec,
 		if (!pieces)
 			return -pte_nomem;
 	}
-	end = ptd_sec_end(sec);
-	for (i = 0; i < image->count && errcode >= 0; ++i) {
+	for (i = 0; noverlap && i < image->count && errcode >= 0; ++i) {
 		e = &image->entries[i];
 		if (!ptd_entry_overlaps(e, sec, asid))
 			continue;
@@ -167,7 +169,7 @@ int ptd_image_add_section(struct pt_image *image, struct ptd_section *sec,
 	 * pieces.  (libipt puts the pieces first; the order changes nothing
 	 * a lookup finds, as sections of matching address spaces never
 	 * overlap, nor what a copy of the image holds.) */
-	for (i = 0, w = 0; i < image->count; ++i) {
+	for (i = 0, w = 0; noverlap && i < image->count; ++i) {
 		e = &image->entries[i];
 		if (ptd_entry_overlaps(e, sec, asid)) {
 			ptd_entry_release(e);
@@ -175,6 +177,10 @@ int ptd_image_add_section(struct pt_image *image, struct ptd_section *sec,
 		}
 		image->entries[w++] = *e;
 	}
+	if (!noverlap)
+		w = image->count;
+	if (image->max_end < end)
+		image->max_end = end;
 	e = &image->entries[w++];
 	e->sec = sec;
 	e->asid = *asid;
@@ -264,6 +270,23 @@ int pt_image_copy(struct pt_image *image, const struct pt_image *src)
 	/* Adding to itself would move the entries being copied. */
 	if (image == src)
 		return 0;
+	/* Into an empty image, adding the sections one by one would change
+	 * nothing (sections of matching address spaces never overlap):
+	 * share them all at once. */
+	if (!image->count && src->count &&
+	    ptd_image_reserve(image, src->count) == 0) {
+		for (i = 0; i < src->count; ++i) {
+			struct ptd_image_entry *e = &image->entries[i];
+
+			*e = src->entries[i];
+			e->data = NULL;
+			ptd_section_get(e->sec);
+		}
+		image->count = src->count;
+		image->max_end = src->max_end;
+		ptd_image_changed(image);
+		return 0;
+	}
 	for (i = 0; i < src->count; ++i) {
 		const struct ptd_image_entry *e = &src->entries[i];
 

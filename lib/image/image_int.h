@@ -64,6 +64,11 @@ struct pt_image {
 	read_memory_callback_t *callback;
 	void *context;
 
+	/* At least the end of every entry (vaddr + size, up to 2^64): a new
+	 * section that starts there overlaps none (the common case of
+	 * sections added in address order needs no search). */
+	unsigned __int128 max_end;
+
 	/* Changes with every change of the sections or the callback. */
 	uint64_t generation;
 
