@@ -23,7 +23,8 @@
 #           while there is no ptxed.  The expectation is first confirmed
 #           against libipt 2.0.5's instruction-flow decoder (ptxed_ref
 #           --libipt, same arguments; "; opt(ptxed): --no-libipt" opts out
-#           and is not passed to ptxed), then ptxed's output is compared;
+#           and is not passed to ptxed), then ptxed's output is compared,
+#           also with --insn-decoder unless the test chooses a decoder;
 #           without ptxed the test is skipped (exit status 77) after the
 #           confirmation.
 #   flow    <program> is ptxed_ref; the "expect ptxed" block is compared with
@@ -151,8 +152,17 @@ ptxed)
 		shift
 		[ "$arg" = --no-libipt ] || set -- "$@" "$arg"
 	done
-	run "the output of ptxed" "$out-ptxed" "$prog" "$@"
-	exit $?
+	run "the output of ptxed" "$out-ptxed" "$prog" "$@" || exit 1
+	# ptxed's default is the block decoder; without a choice in the test,
+	# the instruction-flow decoder must print the same.
+	case " $* " in
+	*" --insn-decoder "* | *" --block-decoder "*) ;;
+	*)
+		run "the output of ptxed --insn-decoder" "$out-ptxed-insn" \
+			"$prog" --insn-decoder "$@" || exit 1
+		;;
+	esac
+	exit 0
 	;;
 flow)
 	run "the flow of ptdecode's instruction-flow decoder" "$out-flow" \
