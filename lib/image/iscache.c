@@ -57,6 +57,7 @@ void pt_iscache_free(struct pt_image_section_cache *iscache)
 	for (i = 0; i < iscache->count; ++i)
 		ptd_section_put(iscache->sections[i]);
 	free(iscache->sections);
+	free(iscache->table);
 	free(iscache->name);
 	free(iscache);
 	ptd_iscache_core_put(core);
@@ -105,13 +106,93 @@ static int ptd_iscache_append(struct pt_image_section_cache *iscache,
 	return (int)iscache->count;
 }
 
+/* The table slot to start searching a file section at. */
+static size_t ptd_iscache_hash(const struct pt_image_section_cache *iscache,
+                               const char *filename, uint64_t offset,
+                               uint64_t size, uint64_t vaddr)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (; *filename; ++filename)
+		h = (h ^ (uint8_t)*filename) * UINT64_C(0x100000001b3);
+	h ^= offset * UINT64_C(0x9e3779b97f4a7c15);
+	h = (h ^ (h >> 31)) * UINT64_C(0xbf58476d1ce4e5b9);
+	h ^= size * UINT64_C(0x94d049bb133111eb);
+	h = (h ^ (h >> 29)) * UINT64_C(0x9e3779b97f4a7c15);
+	h ^= vaddr;
+	h = (h ^ (h >> 32)) * UINT64_C(0xd6e8feb86659fd93);
+	return (size_t)(h ^ (h >> 32)) & (iscache->table_size - 1);
+}
+
+/* Put @isid (a file section) into the table, which has room. */
+static void ptd_iscache_table_put(struct pt_image_section_cache *iscache,
+                                  int isid)
+{
+	const struct ptd_section *sec = iscache->sections[isid - 1];
+	size_t i;
+
+	i = ptd_iscache_hash(iscache, sec->filename, sec->offset, sec->size,
+	                     sec->vaddr);
+	while (iscache->table[i])
+		i = (i + 1) & (iscache->table_size - 1);
+	iscache->table[i] = isid;
+	iscache->table_used += 1;
+}
+
+/* Make room in the table for one more file section.  Returns 0 or
+ * -pte_nomem. */
+static int ptd_iscache_table_grow(struct pt_image_section_cache *iscache)
+{
+	size_t size, i;
+	int *old;
+
+	if (2 * (iscache->table_used + 1) <= iscache->table_size)
+		return 0;
+	size = iscache->table_size ? 2 * iscache->table_size : 64;
+	if (size > SIZE_MAX / sizeof(int))
+		return -pte_nomem;
+	old = iscache->table;
+	iscache->table = calloc(size, sizeof(int));
+	if (!iscache->table) {
+		iscache->table = old;
+		return -pte_nomem;
+	}
+	iscache->table_size = size;
+	iscache->table_used = 0;
+	for (i = 0; i < iscache->count; ++i)
+		if (iscache->sections[i]->kind == ptd_sk_file)
+			ptd_iscache_table_put(iscache, (int)i + 1);
+	free(old);
+	return 0;
+}
+
+/* The isid of the file section with these fields, or 0. */
+static int ptd_iscache_table_find(const struct pt_image_section_cache *iscache,
+                                  const char *filename, uint64_t offset,
+                                  uint64_t size, uint64_t vaddr)
+{
+	size_t i;
+
+	if (!iscache->table_size)
+		return 0;
+	i = ptd_iscache_hash(iscache, filename, offset, size, vaddr);
+	for (; iscache->table[i]; i = (i + 1) & (iscache->table_size - 1)) {
+		const struct ptd_section *sec;
+
+		sec = iscache->sections[iscache->table[i] - 1];
+		if (sec->offset == offset && sec->size == size &&
+		    sec->vaddr == vaddr && strcmp(sec->filename, filename) == 0)
+			return iscache->table[i];
+	}
+	return 0;
+}
+
 int pt_iscache_add_file(struct pt_image_section_cache *iscache,
                         const char *filename, uint64_t offset, uint64_t size,
                         uint64_t vaddr)
 {
 	struct ptd_section *sec;
 	uint64_t fsize;
-	size_t i;
 	int errcode;
 
 	if (!iscache || !filename)
@@ -128,23 +209,21 @@ int pt_iscache_add_file(struct pt_image_section_cache *iscache,
 
 	if (pthread_mutex_lock(&iscache->core->lock) != 0)
 		return -pte_bad_lock;
-	for (i = 0; i < iscache->count; ++i) {
-		sec = iscache->sections[i];
-		if (sec->kind == ptd_sk_file && sec->offset == offset &&
-		    sec->size == size && sec->vaddr == vaddr &&
-		    strcmp(sec->filename, filename) == 0) {
-			pthread_mutex_unlock(&iscache->core->lock);
-			return (int)i + 1;
-		}
-	}
-	errcode = ptd_section_new_file(&sec, filename, offset, size, vaddr,
-	                               iscache->core);
-	if (errcode >= 0) {
+	errcode = ptd_iscache_table_find(iscache, filename, offset, size,
+	                                 vaddr);
+	if (!errcode)
+		errcode = ptd_iscache_table_grow(iscache);
+	if (!errcode)
+		errcode = ptd_section_new_file(&sec, filename, offset, size,
+		                               vaddr, iscache->core);
+	if (!errcode) {
 		errcode = ptd_iscache_append(iscache, sec);
 		if (errcode < 0) {
 			/* The core's lock is held: the section must not
 			 * take it, and unmapped it needs not. */
 			ptd_section_put(sec);
+		} else {
+			ptd_iscache_table_put(iscache, errcode);
 		}
 	}
 	pthread_mutex_unlock(&iscache->core->lock);

@@ -18,6 +18,14 @@ struct pt_image_section_cache {
 	struct ptd_section **sections;
 	size_t count;
 	size_t capacity;
+
+	/* Under core->lock: the file sections by file name, offset, size and
+	 * address, for pt_iscache_add_file(): an open-addressing table of
+	 * isids (0: empty) with a power-of-two number of slots, at most half
+	 * of them used. */
+	int *table;
+	size_t table_size;
+	size_t table_used;
 };
 
 /* Store a new reference to the section @isid of @iscache in @psec.
