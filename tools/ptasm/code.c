@@ -361,7 +361,8 @@ int ptasm_code_resolve(struct ptasm_program *program, struct ptasm_diag *diag)
 			                ? "unknown code label '%s'"
 			                : "unknown code label '%s' (IPs name "
 			                  "labels of x86 code, which needs an "
-			                  "org line)",
+			                  "org line, or '<name> = <address>' "
+			                  "lines)",
 			        stmt->ip_label);
 			continue;
 		}

@@ -421,6 +421,49 @@ static int ptasm_add_directive(struct ptasm_parser *parser,
 	return 0;
 }
 
+/* "<name> = <number>": a name for an address, used like a label of x86
+ * code (in IP operands and as %<name> in expected output).  Only in files
+ * without code, whose labels come from nasm. */
+static int ptasm_parse_address(struct ptasm_parser *parser,
+                               const struct ptasm_tok *name,
+                               struct ptasm_lexer *lexer)
+{
+	struct ptasm_code *code = &parser->program->code;
+	struct ptasm_tok tok;
+	uint64_t value;
+	void *symbols;
+
+	(void)ptasm_lex_next(lexer);
+	tok = ptasm_lex_next(lexer);
+	if (tok.kind != PTASM_TOK_WORD ||
+	    ptasm_parse_number(tok.text, tok.len, &value) < 0)
+		return ptasm_error(parser->diag, parser->line,
+		                   "expected an address after '%.*s ='",
+		                   (int)name->len, name->text);
+	if (ptasm_lex_peek(lexer).kind != PTASM_TOK_END)
+		return ptasm_error(parser->diag, parser->line,
+		                   "unexpected text after the address");
+	if (ptasm_tok_is(name, "eos"))
+		return ptasm_error(parser->diag, parser->line,
+		                   "the label name 'eos' is reserved");
+	if (ptasm_program_symbol(parser->program, name->text, name->len))
+		return ptasm_error(parser->diag, parser->line,
+		                   "address '%.*s' was already defined",
+		                   (int)name->len, name->text);
+	symbols = code->symbols;
+	if (ptasm_grow(&symbols, &code->symbols_cap, code->nsymbols + 1,
+	               sizeof(*code->symbols)) < 0)
+		return ptasm_oom(parser);
+	code->symbols = symbols;
+	code->symbols[code->nsymbols].name =
+	        ptasm_strndup(name->text, name->len);
+	if (!code->symbols[code->nsymbols].name)
+		return ptasm_oom(parser);
+	code->symbols[code->nsymbols].addr = value;
+	code->nsymbols += 1;
+	return 0;
+}
+
 /* A line outside expect blocks that is not a comment. */
 static int ptasm_parse_statement(struct ptasm_parser *parser, const char *s,
                                  size_t len)
@@ -431,6 +474,11 @@ static int ptasm_parse_statement(struct ptasm_parser *parser, const char *s,
 	ptasm_lex_init(&lexer, s, len);
 	tok = ptasm_lex_next(&lexer);
 	next = ptasm_lex_peek(&lexer);
+
+	/* An address: "<name> = <number>". */
+	if (tok.kind == PTASM_TOK_WORD && ptasm_is_ident(tok.text, tok.len) &&
+	    ptasm_tok_is_punct(&next, '='))
+		return ptasm_parse_address(parser, &tok, &lexer);
 
 	/* A label: an identifier directly followed by ':'. */
 	if (tok.kind == PTASM_TOK_WORD && ptasm_is_ident(tok.text, tok.len) &&
