@@ -803,6 +803,12 @@ int ptd_flow_exec_pushed(struct ptd_flow *flow, const struct ptd_finsn *insn,
 {
 	int status;
 
+	/* Most instructions: no event waits, no branch. */
+	if (insn->iclass == ptic_other && ptd_flow_quiet(flow)) {
+		flow->ip = insn->ip + insn->size;
+		return ptd_flow_status(flow, 0);
+	}
+
 	if (!ptd_flow_quiet(flow)) {
 		status = flow_check_insn_event(flow, insn);
 		if (status != 0) {

@@ -14,7 +14,7 @@ int ptd_fmem_init(struct ptd_fmem *mem)
 	return 0;
 }
 
-static void fmem_flush(struct ptd_fmem *mem)
+void ptd_fmem_flush(struct ptd_fmem *mem)
 {
 	size_t i;
 	uint32_t p;
@@ -36,7 +36,7 @@ static void fmem_flush(struct ptd_fmem *mem)
 
 void ptd_fmem_fini(struct ptd_fmem *mem)
 {
-	fmem_flush(mem);
+	ptd_fmem_flush(mem);
 	free(mem->secs);
 	mem->secs = NULL;
 	mem->capacity = 0;
@@ -46,22 +46,9 @@ void ptd_fmem_fini(struct ptd_fmem *mem)
 
 void ptd_fmem_set_image(struct ptd_fmem *mem, struct pt_image *image)
 {
-	fmem_flush(mem);
+	ptd_fmem_flush(mem);
 	mem->image = image;
 	mem->generation = image ? ptd_image_generation(image) : 0;
-}
-
-void ptd_fmem_check(struct ptd_fmem *mem)
-{
-	uint64_t gen;
-
-	if (!mem->image)
-		return;
-	gen = ptd_image_generation(mem->image);
-	if (gen != mem->generation) {
-		fmem_flush(mem);
-		mem->generation = gen;
-	}
 }
 
 struct ptd_fce *ptd_fmem_page_entry(struct ptd_fsec *sec, uint64_t off)

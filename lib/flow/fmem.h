@@ -90,9 +90,23 @@ void ptd_fmem_fini(struct ptd_fmem *mem);
 /* Use @image from now on (drops the caches). */
 void ptd_fmem_set_image(struct ptd_fmem *mem, struct pt_image *image);
 
+/* Drop the caches (the image changed). */
+void ptd_fmem_flush(struct ptd_fmem *mem);
+
 /* Drop the caches if the image changed since the last call.  The flow
  * decoders call it at the start of every pt_*_next() and pt_*_event(). */
-void ptd_fmem_check(struct ptd_fmem *mem);
+static inline void ptd_fmem_check(struct ptd_fmem *mem)
+{
+	uint64_t gen;
+
+	if (!mem->image)
+		return;
+	gen = ptd_image_generation(mem->image);
+	if (gen != mem->generation) {
+		ptd_fmem_flush(mem);
+		mem->generation = gen;
+	}
+}
 
 /* Forget the current section (the address space changed). */
 static inline void ptd_fmem_forget(struct ptd_fmem *mem)
