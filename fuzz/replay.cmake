@@ -2,7 +2,8 @@
 # (fuzz/corpus/<target>/), without libFuzzer: see fuzz/replay_main.h.
 # Included from tests/unit/CMakeLists.txt, so the normal build (and the
 # -DPTD_SANITIZE=ON build, under ASan+UBSan) runs them with ctest.
-set(PTD_FUZZ_TARGETS fuzz_packet fuzz_roundtrip fuzz_time fuzz_query fuzz_ild fuzz_image)
+set(PTD_FUZZ_TARGETS fuzz_packet fuzz_roundtrip fuzz_time fuzz_query fuzz_ild fuzz_image
+  fuzz_flow)
 foreach(t ${PTD_FUZZ_TARGETS})
   add_executable(${t}_replay ${PROJECT_SOURCE_DIR}/fuzz/${t}.c)
   target_compile_definitions(${t}_replay PRIVATE PTD_FUZZ_REPLAY_MAIN)

@@ -62,6 +62,10 @@ struct flow_state {
 
 	uint64_t tsc, ctc;
 	int failed;
+
+	/* flow_gen_at(): the load address (0: random) and the most blocks. */
+	uint64_t base;
+	uint32_t max_blocks;
 };
 
 static uint64_t flow_rand(struct flow_state *s)
@@ -110,7 +114,8 @@ static int flow_make_code(struct flow_state *s)
 {
 	static const uint8_t weights[ft_count] = {10, 30, 10, 12, 10, 8, 6, 4};
 	struct flow_gen *gen = s->gen;
-	uint32_t b, n = 8 + flow_below(s, 120), ninsn = 0, total = 0;
+	uint32_t b, n = 8 + flow_below(s, s->max_blocks - 7), ninsn = 0;
+	uint32_t total = 0;
 	uint64_t addr;
 
 	s->nblocks = n;
@@ -119,7 +124,10 @@ static int flow_make_code(struct flow_state *s)
 	s->plain = malloc((size_t)n * 7);
 	if (!s->blocks || !s->sizes || !s->plain)
 		return -1;
-	switch (flow_below(s, 3)) {
+	switch (s->base ? 3 : flow_below(s, 3)) {
+	case 3:
+		gen->base = s->base;
+		break;
 	case 0:
 		gen->base = 0x400000 + 0x1000ull * flow_below(s, 256);
 		break;
@@ -576,6 +584,12 @@ static int flow_walk(struct flow_state *s, size_t steps)
 
 int flow_gen(struct flow_gen *gen, uint64_t seed, size_t steps)
 {
+	return flow_gen_at(gen, seed, steps, 0, 127);
+}
+
+int flow_gen_at(struct flow_gen *gen, uint64_t seed, size_t steps,
+                uint64_t base, uint32_t max_blocks)
+{
 	struct flow_state s;
 	struct pt_config config;
 	int err = -1;
@@ -583,6 +597,8 @@ int flow_gen(struct flow_gen *gen, uint64_t seed, size_t steps)
 	memset(gen, 0, sizeof(*gen));
 	memset(&s, 0, sizeof(s));
 	s.gen = gen;
+	s.base = base;
+	s.max_blocks = max_blocks < 8 ? 8 : max_blocks;
 	s.rng = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
 	if (!s.rng)
 		s.rng = 1;

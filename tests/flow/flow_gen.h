@@ -45,6 +45,12 @@ struct flow_gen {
  * or -1 if memory runs out. */
 int flow_gen(struct flow_gen *gen, uint64_t seed, size_t steps);
 
+/* The same with the code at @base and at most @max_blocks basic blocks
+ * (at least 8; 56 bytes of code each at most), for inputs of bounded size
+ * such as the fuzz seeds. */
+int flow_gen_at(struct flow_gen *gen, uint64_t seed, size_t steps,
+                uint64_t base, uint32_t max_blocks);
+
 /* Free what @gen holds. */
 void flow_gen_fini(struct flow_gen *gen);
 

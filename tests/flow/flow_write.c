@@ -9,7 +9,13 @@
  * code64.elf (an ELF64 executable whose PT_LOAD segment holds the code at
  * its address, after a PT_NOTE and before an empty .bss-like PT_LOAD),
  * pic64.elf (the same linked at 0x1000, to be loaded with :<base>) and,
- * when the code lies below 4 GiB, code32.elf (the same as ELF32). */
+ * when the code lies below 4 GiB, code32.elf (the same as ELF32).
+ *
+ *	flow_write --fuzz <seed> <steps> <config-byte> <file>
+ *
+ * writes one input of fuzz/fuzz_flow.c instead: the configuration byte, the
+ * code size (2 bytes, little endian), the code (at 0x400000, at most 48
+ * blocks) and the trace; fuzz/corpus/fuzz_flow/ holds such seeds. */
 #include "flow_gen.h"
 
 #include <elf.h>
@@ -112,6 +118,43 @@ static int flow_write_elf32(const char *dir, const char *name,
 	                       gen->code_size);
 }
 
+/* --fuzz: one input of fuzz_flow. */
+static int flow_write_fuzz(char *argv[])
+{
+	struct flow_gen gen;
+	uint8_t head[3];
+	int err;
+
+	if (flow_gen_at(&gen, strtoull(argv[0], NULL, 0),
+	                (size_t)strtoull(argv[1], NULL, 0), 0x400000, 48) < 0) {
+		fprintf(stderr, "flow_write: out of memory\n");
+		return 1;
+	}
+	if (gen.code_size > 4096) {
+		fprintf(stderr, "flow_write: %zu bytes of code\n",
+		        gen.code_size);
+		flow_gen_fini(&gen);
+		return 1;
+	}
+	head[0] = (uint8_t)strtoul(argv[2], NULL, 0);
+	head[1] = (uint8_t)gen.code_size;
+	head[2] = (uint8_t)(gen.code_size >> 8);
+	{
+		FILE *file = fopen(argv[3], "wb");
+
+		err = !file || fwrite(head, sizeof(head), 1, file) != 1 ||
+		      fwrite(gen.code, gen.code_size, 1, file) != 1 ||
+		      fwrite(gen.trace, gen.trace_size, 1, file) != 1;
+		if (file && fclose(file) != 0)
+			err = 1;
+		if (err)
+			fprintf(stderr, "flow_write: cannot write %s\n",
+			        argv[3]);
+	}
+	flow_gen_fini(&gen);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char *argv[])
 {
 	struct flow_gen gen;
@@ -119,8 +162,14 @@ int main(int argc, char *argv[])
 	size_t i;
 	int err = 0;
 
+	if (argc == 6 && !strcmp(argv[1], "--fuzz"))
+		return flow_write_fuzz(argv + 2);
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s <seed> <steps> <dir>\n", argv[0]);
+		fprintf(stderr,
+		        "usage: %s <seed> <steps> <dir>\n"
+		        "       %s --fuzz <seed> <steps> <config-byte> "
+		        "<file>\n",
+		        argv[0], argv[0]);
 		return 2;
 	}
 	if (flow_gen(&gen, strtoull(argv[1], NULL, 0),
