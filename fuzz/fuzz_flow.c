@@ -157,8 +157,11 @@ static int64_t fuzz_insn(const struct fuzz_flow *f, const struct pt_config *c,
 			FUZZ_CHECK(pt_insn_get_offset(dec, &offset) == 0,
 			           "get_offset");
 			fuzz_check_offset(f, offset, "insn");
+			insn.iclass = ptic_unknown;
 			status = pt_insn_next(dec, &insn, sizeof(insn));
-			if (status < 0)
+			/* After an error (the end of the trace included), the
+			 * instruction counts if it was decoded, as in ptxed. */
+			if (status < 0 && insn.iclass == ptic_unknown)
 				break;
 			fuzz_check_code(f, insn.ip, insn.raw, insn.size);
 			FUZZ_CHECK(insn.iclass <= ptic_indirect &&
@@ -170,6 +173,10 @@ static int64_t fuzz_insn(const struct fuzz_flow *f, const struct pt_config *c,
 			err = pt_insn_time(dec, &tsc, NULL, NULL);
 			FUZZ_CHECK(err == 0 || err == -pte_no_time,
 			           "pt_insn_time: %d", err);
+			if (status < 0) {
+				insns += 1;
+				break;
+			}
 			if (++insns >= FUZZ_MAX_INSNS) {
 				pt_insn_free_decoder(dec);
 				return -1;
@@ -229,8 +236,10 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 			FUZZ_CHECK(pt_blk_get_offset(dec, &offset) == 0,
 			           "get_offset");
 			fuzz_check_offset(f, offset, "block");
+			block.ninsn = 0;
 			status = pt_blk_next(dec, &block, sizeof(block));
-			if (status < 0)
+			/* A partial block before an error counts. */
+			if (status < 0 && !block.ninsn)
 				break;
 			if (block.ninsn) {
 				fuzz_check_code(f, block.ip, NULL, 1);
@@ -246,6 +255,10 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 			err = pt_blk_time(dec, &tsc, NULL, NULL);
 			FUZZ_CHECK(err == 0 || err == -pte_no_time,
 			           "pt_blk_time: %d", err);
+			if (status < 0) {
+				insns += block.ninsn;
+				break;
+			}
 			insns += block.ninsn;
 			if (++blocks >= FUZZ_MAX_BLOCKS ||
 			    insns >= FUZZ_MAX_INSNS) {
