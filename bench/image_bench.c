@@ -6,7 +6,9 @@
  * space) is searched 20 million times in four patterns: always the same
  * section, two sections alternating (the first and the last), four in
  * round robin, and a random one each time.  Each pattern runs 5 times;
- * the best and the median time per lookup are printed.
+ * the best and the median time per lookup are printed.  Then the time to
+ * build images of N sections: added in address order, in reverse order,
+ * and copied into an empty image.
  *
  * Usage: image_bench [--sections N] [--lookups N] [--smoke]
  * Pin it for stable numbers: taskset -c 1 bench/image_bench. */
@@ -116,6 +118,39 @@ int main(int argc, char **argv)
 		       t[2] * 1e9 / (double)n);
 	}
 	pt_image_free(image);
+
+	/* Building images: N sections added in address order, in reverse
+	 * address order (each one searched against all before it), and a
+	 * copy into an empty image. */
+	{
+		struct pt_image *fwd = pt_image_alloc(NULL),
+		                *rev = pt_image_alloc(NULL),
+		                *copy = pt_image_alloc(NULL);
+		double t0, t1, t2, t3;
+
+		if (!fwd || !rev || !copy)
+			return 1;
+		t0 = now();
+		for (i = 0; i < nsec; ++i)
+			if (ptd_image_add_buffer(fwd, buf, 0x1000, &asid,
+			                         (uint64_t)i * 0x2000, 0) < 0)
+				return 1;
+		t1 = now();
+		for (i = nsec; i-- > 0;)
+			if (ptd_image_add_buffer(rev, buf, 0x1000, &asid,
+			                         (uint64_t)i * 0x2000, 0) < 0)
+				return 1;
+		t2 = now();
+		if (pt_image_copy(copy, fwd) != 0)
+			return 1;
+		t3 = now();
+		printf("build %4lu sections: in order %.3f ms, reverse order "
+		       "%.3f ms, copy %.3f ms\n",
+		       nsec, (t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3);
+		pt_image_free(fwd);
+		pt_image_free(rev);
+		pt_image_free(copy);
+	}
 	/* Keep the reads. */
 	return sum == UINT64_MAX;
 }

@@ -122,7 +122,8 @@ int ptd_image_add_section(struct pt_image *image, struct ptd_section *sec,
 		return -pte_internal;
 
 	end = ptd_sec_end(sec);
-	if (sec->vaddr < image->max_end)
+	if (image->count && sec->vaddr < image->max_end &&
+	    image->min_start < end)
 		for (i = 0; i < image->count; ++i)
 			noverlap += ptd_entry_overlaps(&image->entries[i], sec,
 			                               asid);
@@ -179,8 +180,10 @@ int ptd_image_add_section(struct pt_image *image, struct ptd_section *sec,
 	}
 	if (!noverlap)
 		w = image->count;
-	if (image->max_end < end)
+	if (image->max_end < end || !image->count)
 		image->max_end = end;
+	if (sec->vaddr < image->min_start || !image->count)
+		image->min_start = sec->vaddr;
 	e = &image->entries[w++];
 	e->sec = sec;
 	e->asid = *asid;
@@ -284,6 +287,7 @@ int pt_image_copy(struct pt_image *image, const struct pt_image *src)
 		}
 		image->count = src->count;
 		image->max_end = src->max_end;
+		image->min_start = src->min_start;
 		ptd_image_changed(image);
 		return 0;
 	}

@@ -69,6 +69,10 @@ struct pt_image {
 	 * sections added in address order needs no search). */
 	unsigned __int128 max_end;
 
+	/* At most the start of every entry: a new section that ends there
+	 * overlaps none either (sections added in reverse address order). */
+	uint64_t min_start;
+
 	/* Changes with every change of the sections or the callback. */
 	uint64_t generation;
 
