@@ -161,8 +161,11 @@ PTD_AVX2 static inline __m256i ptd_sizes(const uint8_t *p, __m256i skd007)
 }
 
 /* What ptd_block() finds in 32 bytes, as block-relative positions x:
- * first[x], the first position >= x in x's 16-byte lane that is not a
- * one-byte packet (0xff if none), and end[x] = x + size[x]. */
+ * first[x], the first position in x .. x + PTD_RUN and in x's 16-byte lane
+ * that is not a one-byte packet (0xff if none), and end[x] = x + size[x].
+ * (Where x + PTD_RUN reaches into the next lane, the first[] of that lane's
+ * first position covers the rest; positions beyond x + PTD_RUN do not
+ * matter, as a step's run is capped there.) */
 struct ptd_block {
 	__m256i first, end;
 };
@@ -173,15 +176,16 @@ PTD_AVX2 static inline struct ptd_block ptd_block(const uint8_t *p,
 	const __m256i ones = _mm256_set1_epi8(-1);
 	const __m256i size = ptd_sizes(p, skd007);
 	struct ptd_block blk;
-	__m256i first;
+	__m256i val, first;
 
-	/* A suffix minimum over (one-byte ? 0xff : x) in four shifts. */
-	first = _mm256_or_si256(PTD_K(iota),
-	                        _mm256_cmpeq_epi8(size, _mm256_set1_epi8(1)));
-	first = _mm256_min_epu8(first, _mm256_alignr_epi8(ones, first, 1));
+	/* The minimum of (one-byte ? 0xff : x) over x .. x + PTD_RUN in
+	 * three shifts: a step looks no further. */
+	_Static_assert(PTD_RUN == 4, "the window below is five positions");
+	val = _mm256_or_si256(PTD_K(iota),
+	                      _mm256_cmpeq_epi8(size, _mm256_set1_epi8(1)));
+	first = _mm256_min_epu8(val, _mm256_alignr_epi8(ones, val, 1));
 	first = _mm256_min_epu8(first, _mm256_alignr_epi8(ones, first, 2));
-	first = _mm256_min_epu8(first, _mm256_alignr_epi8(ones, first, 4));
-	first = _mm256_min_epu8(first, _mm256_alignr_epi8(ones, first, 8));
+	first = _mm256_min_epu8(first, _mm256_alignr_epi8(ones, val, 4));
 	blk.first = first;
 	blk.end = _mm256_add_epi8(PTD_K(iota), size);
 	return blk;
@@ -330,16 +334,17 @@ ptd_step(const uint8_t *chunk, size_t p, const uint8_t *next,
 	return to;
 }
 
-/* The loop; @want_offsets is a constant at each call, and the function is
- * always inlined, so that the compiler makes one copy with offsets and one
- * without. */
+/* The loop; @want_offsets and @want_skd007 are constants at each call, and
+ * the function is always inlined, so that the compiler makes a copy for
+ * each combination. */
 PTD_AVX2 static inline __attribute__((always_inline)) const uint8_t *
-ptd_batch_avx2(const uint8_t *pos, struct ptd_pkt_batch *b, int want_offsets)
+ptd_batch_avx2(const uint8_t *pos, struct ptd_pkt_batch *b, int want_offsets,
+               int want_skd007)
 {
 	uint8_t next[PTD_CHUNK];
 	uint8_t run[PTD_CHUNK];
 	const __m256i skd007 =
-	        _mm256_set1_epi8(b->config->errata.skd007 ? -1 : 0);
+	        want_skd007 ? _mm256_set1_epi8(-1) : _mm256_setzero_si256();
 	const uint8_t *const end = b->end;
 	/* Room for a step: PTD_RUN + 1 images and the spill of the last. */
 	struct pt_packet *const last = b->packets + b->count - (PTD_RUN + 1);
@@ -405,16 +410,30 @@ ptd_batch_avx2(const uint8_t *pos, struct ptd_pkt_batch *b, int want_offsets)
 	return chunk + p;
 }
 
+/* The four copies of the loop: with and without offsets, with and without
+ * the SKD007 check (without it, the compiler drops its instructions). */
 PTD_AVX2 static const uint8_t *ptd_batch_avx2_offsets(const uint8_t *pos,
                                                       struct ptd_pkt_batch *b)
 {
-	return ptd_batch_avx2(pos, b, 1);
+	return ptd_batch_avx2(pos, b, 1, 0);
 }
 
 PTD_AVX2 static const uint8_t *ptd_batch_avx2_plain(const uint8_t *pos,
                                                     struct ptd_pkt_batch *b)
 {
-	return ptd_batch_avx2(pos, b, 0);
+	return ptd_batch_avx2(pos, b, 0, 0);
+}
+
+PTD_AVX2 static const uint8_t *
+ptd_batch_avx2_offsets_skd007(const uint8_t *pos, struct ptd_pkt_batch *b)
+{
+	return ptd_batch_avx2(pos, b, 1, 1);
+}
+
+PTD_AVX2 static const uint8_t *
+ptd_batch_avx2_plain_skd007(const uint8_t *pos, struct ptd_pkt_batch *b)
+{
+	return ptd_batch_avx2(pos, b, 0, 1);
 }
 
 const uint8_t *ptd_pkt_batch_avx2(const uint8_t *pos, struct ptd_pkt_batch *b)
@@ -428,6 +447,11 @@ const uint8_t *ptd_pkt_batch_avx2(const uint8_t *pos, struct ptd_pkt_batch *b)
 	if (b->count - b->n < PTD_MIN_PACKETS ||
 	    b->end - pos < PTD_CHUNK + PTD_CHUNK_TAIL + PTD_MIN_BYTES)
 		return pos;
+	if (b->config->errata.skd007) {
+		if (b->offsets)
+			return ptd_batch_avx2_offsets_skd007(pos, b);
+		return ptd_batch_avx2_plain_skd007(pos, b);
+	}
 	if (b->offsets)
 		return ptd_batch_avx2_offsets(pos, b);
 	return ptd_batch_avx2_plain(pos, b);
