@@ -13,8 +13,9 @@
  *
  *	flow_write --fuzz <seed> <steps> <config-byte> <file>
  *
- * writes one input of fuzz/fuzz_flow.c instead: the configuration byte, the
- * code size (2 bytes, little endian), the code (at 0x400000, at most 48
+ * writes one input of fuzz/fuzz_flow.c instead: the configuration byte (the
+ * low 8 bits of <config>), the code size (2 bytes, little endian; bit 15 set
+ * if <config> has bit 8: ask for offsets), the code (at 0x400000, at most 48
  * blocks) and the trace; fuzz/corpus/fuzz_flow/ holds such seeds. */
 #include "flow_gen.h"
 
@@ -122,6 +123,7 @@ static int flow_write_elf32(const char *dir, const char *name,
 static int flow_write_fuzz(char *argv[])
 {
 	struct flow_gen gen;
+	unsigned long cfg;
 	uint8_t head[3];
 	int err;
 
@@ -136,9 +138,12 @@ static int flow_write_fuzz(char *argv[])
 		flow_gen_fini(&gen);
 		return 1;
 	}
-	head[0] = (uint8_t)strtoul(argv[2], NULL, 0);
+	cfg = strtoul(argv[2], NULL, 0);
+	head[0] = (uint8_t)cfg;
 	head[1] = (uint8_t)gen.code_size;
 	head[2] = (uint8_t)(gen.code_size >> 8);
+	if (cfg & 0x100)
+		head[2] |= 0x80;
 	{
 		FILE *file = fopen(argv[3], "wb");
 
