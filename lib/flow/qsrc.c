@@ -231,7 +231,7 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 	return status;
 }
 
-int ptd_qsrc_cond(struct ptd_qsrc *qs, int *taken)
+int ptd_qsrc_cond_slow(struct ptd_qsrc *qs, int *taken)
 {
 	const struct ptd_qry_item *it;
 

@@ -76,7 +76,42 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip);
 /* As pt_qry_cond_branch(), pt_qry_indirect_branch(), pt_qry_event(),
  * pt_qry_time(), pt_qry_core_bus_ratio(), pt_qry_get_offset(),
  * pt_qry_get_sync_offset() at the current point. */
-int ptd_qsrc_cond(struct ptd_qsrc *qs, int *taken);
+int ptd_qsrc_cond_slow(struct ptd_qsrc *qs, int *taken);
+
+/* The common case of ptd_qsrc_cond() inline: an outcome of a buffered TNT
+ * run, with the next result buffered too. */
+static inline int ptd_qsrc_cond(struct ptd_qsrc *qs, int *taken)
+{
+	const struct ptd_qry_item *it, *next;
+	uint32_t pos = qs->pos;
+
+	if (!qs->batch || pos >= qs->n || qs->nlog >= qs->caplog)
+		return ptd_qsrc_cond_slow(qs, taken);
+	it = &qs->items[pos];
+	if (it->kind != ptd_qry_item_tnt)
+		return ptd_qsrc_cond_slow(qs, taken);
+	if (qs->used + 1u < it->count) {
+		next = it;
+	} else if (pos + 1 < qs->n) {
+		next = it + 1;
+	} else {
+		return ptd_qsrc_cond_slow(qs, taken);
+	}
+	if (qs->sync_known)
+		qs->log[qs->nlog++] = ptd_qsrc_call_cond;
+	*taken = (int)((it->value >> (it->count - 1 - qs->used)) & 1);
+	qs->tsc = it->tsc;
+	qs->lost_mtc = it->lost_mtc;
+	qs->lost_cyc = it->lost_cyc;
+	qs->tsc_status = (it->flags & ptd_qry_item_has_tsc) ? 0 : -pte_no_time;
+	if (next == it) {
+		qs->used++;
+		return 0;
+	}
+	qs->pos = pos + 1;
+	qs->used = 0;
+	return next->kind == ptd_qry_item_event ? pts_event_pending : 0;
+}
 int ptd_qsrc_indirect(struct ptd_qsrc *qs, uint64_t *ip);
 int ptd_qsrc_event(struct ptd_qsrc *qs, struct pt_event *event);
 int ptd_qsrc_time(const struct ptd_qsrc *qs, uint64_t *tsc, uint32_t *lost_mtc,
