@@ -147,6 +147,11 @@ static int64_t fuzz_insn(const struct fuzz_flow *f, const struct pt_config *c,
 			clean = 0;
 			break;
 		}
+		/* On the pull path, the offset comes first (as ptxed
+		 * --offset asks for it before anything else). */
+		if (f->offsets)
+			FUZZ_CHECK(pt_insn_get_offset(dec, &offset) == 0,
+			           "get_offset after sync");
 		FUZZ_CHECK(pt_insn_get_sync_offset(dec, &offset) == 0,
 		           "get_sync_offset");
 		fuzz_check_sync(f, offset, &last, first);
@@ -229,6 +234,11 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 			clean = 0;
 			break;
 		}
+		/* On the pull path, the offset comes first (as ptxed
+		 * --offset asks for it before anything else). */
+		if (f->offsets)
+			FUZZ_CHECK(pt_blk_get_offset(dec, &offset) == 0,
+			           "get_offset after sync");
 		FUZZ_CHECK(pt_blk_get_sync_offset(dec, &offset) == 0,
 		           "get_sync_offset");
 		fuzz_check_sync(f, offset, &last, first);
