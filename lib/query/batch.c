@@ -165,7 +165,7 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 	struct pt_packet *pkt = &decoder->next;
 	struct ptd_qry_item *const items = call->items;
 	int size = decoder->next_size;
-	int status;
+	int status, ret = 1 << 30;
 
 	for (;;) {
 		struct ptd_qry_fres res = {ptd_qry_item_tnt, 0, 0, 0};
@@ -173,10 +173,12 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 		struct pt_event *ev = NULL;
 		enum pt_packet_type type = pkt->type;
 
-		if (call->count + 2 > call->nitems)
-			return (type == ppt_tip_pge || type == ppt_tip_pgd)
-			               ? pts_event_pending
-			               : 0;
+		if (call->count + 2 > call->nitems) {
+			ret = (type == ppt_tip_pge || type == ppt_tip_pgd)
+			              ? pts_event_pending
+			              : 0;
+			goto out;
+		}
 
 		/* Take the packet: what pt_qry_cond_branch(),
 		 * pt_qry_indirect_branch() or pt_qry_event() would. */
@@ -187,14 +189,14 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 			res.size = pkt->payload.tnt.bit_size;
 			res.value = pkt->payload.tnt.payload;
 			if (!res.size)
-				return 1 << 30;
+				goto out;
 			break;
 
 		case ppt_tip:
 			res.kind = ptd_qry_item_tip;
 			if (ptd_last_ip_update(&decoder->ip, &pkt->payload.ip) <
 			    0)
-				return 1 << 30;
+				goto out;
 			/* The IP before the read-ahead, which may reach a
 			 * PSB+. */
 			res.suppressed =
@@ -204,10 +206,10 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 		case ppt_tip_pge:
 		case ppt_tip_pgd:
 			if (call->nev >= call->nevents)
-				return 1 << 30;
+				goto out;
 			if (ptd_last_ip_update(&decoder->ip, &pkt->payload.ip) <
 			    0)
-				return 1 << 30;
+				goto out;
 			res.kind = ptd_qry_item_event;
 			res.suppressed =
 			        ptd_last_ip_query(&res.value, &decoder->ip) < 0;
@@ -216,7 +218,7 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 			if (type == ppt_tip_pge) {
 				/* An enabled event needs its IP. */
 				if (res.suppressed)
-					return 1 << 30;
+					goto out;
 				decoder->enabled = 1;
 				ev->type = ptev_enabled;
 				ev->variant.enabled.ip = res.value;
@@ -231,7 +233,7 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 			break;
 
 		default:
-			return 1 << 30;
+			goto out;
 		}
 
 		/* Consume it (the time engine ignores these packets) and take
@@ -287,20 +289,9 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 			}
 		}
 
-		/* The next packet is a fast one: as ptd_qry_fetch() leaves
-		 * it. */
-		decoder->pos = pos;
-		decoder->next_size = size;
-		decoder->next_pstate.bip_size = 0;
-		if (pkt->type == ppt_tip_pge || pkt->type == ppt_tip_pgd) {
-			decoder->next_flags = ptd_qf_event;
-			status = pts_event_pending;
-		} else {
-			decoder->next_flags =
-			        pkt->type == ppt_tip ? ptd_qf_tip : ptd_qf_tnt;
-			status = 0;
-		}
-
+		/* The next packet is a fast one; decoder->next holds it, the
+		 * rest of the decoder's view of it is written when the loop
+		 * ends. */
 		/* Emit the result. */
 		if (res.kind == ptd_qry_item_tnt) {
 			if (call->run_open) {
@@ -358,8 +349,16 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 		}
 		return ptd_qry_status(decoder);
 	}
-}
 
+out:
+	/* The packet at pos, which decoder->next holds, is the next one: as
+	 * ptd_qry_fetch() leaves it. */
+	decoder->pos = pos;
+	decoder->next_size = size;
+	decoder->next_pstate.bip_size = 0;
+	decoder->next_flags = ptd_qry_packet_flags(pkt);
+	return ret;
+}
 /* The events a PSB+ restates, which wait for its PSBEND: what
  * pt_qry_event() does for each, without its per-call work.  While more of
  * them wait, the pull API's read-ahead stops at the PSBEND again at once;
