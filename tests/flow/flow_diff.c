@@ -6,8 +6,10 @@
  *	flow_diff gen <first-seed> <count> <steps> [--insn|--block]
  *	          [--corrupt]
  *	common options: --offsets (ask and compare the offset before every
- *	result), --max-diffs <n> (pass with at most <n> differences: known
- *	ones, listed in tests/flow/CMakeLists.txt)
+ *	result), --libipt-time (ptdecode with libipt's time estimator; event
+ *	times and pt_*_time() after every result compared too), --max-diffs
+ *	<n> (pass with at most <n> differences: known ones, listed in
+ *	tests/flow/CMakeLists.txt)
  *
  * Both decoders get the same trace and the same image (the same file
  * sections added with pt_image_add_file) and are run as ptxed runs them
@@ -49,6 +51,10 @@
  * results from the pull API rather than from batches (docs/flow.md), so the
  * tests run both ways. */
 static int flow_offsets;
+
+/* --libipt-time: ptdecode's decoders with libipt's time estimator; then
+ * event times and pt_*_time() after every result must be libipt's too. */
+static int flow_libipt_time;
 
 struct flow_totals {
 	uint64_t results, insns, events, errors, tsc_diffs, runaways, hangs;
@@ -100,10 +106,12 @@ static void flow_describe(char *buf, size_t size, const struct flow_item *it)
 	case fi_insn:
 		snprintf(buf, size,
 		         "[offset 0x%" PRIx64 "] insn ip 0x%" PRIx64
-		         ", size %u, iclass %u, mode %u%s%s",
+		         ", size %u, iclass %u, mode %u%s%s, time 0x%" PRIx64
+		         " (%d)",
 		         it->offset, it->ip, it->size, it->iclass, it->mode,
 		         it->speculative ? ", speculative" : "",
-		         it->truncated ? ", truncated" : "");
+		         it->truncated ? ", truncated" : "", it->tsc,
+		         it->time_status);
 		break;
 	case fi_block:
 		snprintf(buf, size,
@@ -354,6 +362,17 @@ static int flow_stream_next(struct flow_stream *s, struct flow_item *item)
 	}
 }
 
+/* With --libipt-time: the same event times and pt_*_time() results. */
+static int flow_time_equal(const struct flow_item *a, const struct flow_item *b)
+{
+	if (a->kind == fi_event)
+		return a->event.has_tsc == b->event.has_tsc &&
+		       (!a->event.has_tsc || a->event.tsc == b->event.tsc);
+	if ((a->kind == fi_insn && a->ninsn) || a->kind == fi_block)
+		return a->time_status == b->time_status && a->tsc == b->tsc;
+	return 1;
+}
+
 /* Run libipt and ptdecode (or libipt alone if @ptd is 0) over @input with
  * one decoder kind and compare.  With @truth, check the instructions
  * against it too.  Returns 0 or -1 on a set-up error. */
@@ -380,14 +399,15 @@ static int flow_compare(const struct ptd_libipt *ipt,
 	}
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	flow_runner_init(&a.runner, ops, dec, 0, flow_offsets);
-	dec = flow_ptd_alloc(input, block, &flags, &ops, msg, sizeof(msg));
+	flow_runner_init(&a.runner, ops, dec, flow_libipt_time, flow_offsets);
+	dec = flow_ptd_alloc(input, block, &flags, flow_libipt_time, &ops, msg,
+	                     sizeof(msg));
 	if (!dec) {
 		fprintf(stderr, "%s: %s\n", name, msg);
 		flow_runner_fini(&a.runner);
 		return -1;
 	}
-	flow_runner_init(&b.runner, ops, dec, 0, flow_offsets);
+	flow_runner_init(&b.runner, ops, dec, flow_libipt_time, flow_offsets);
 	if (block) {
 		size_t i;
 
@@ -425,7 +445,8 @@ static int flow_compare(const struct ptd_libipt *ipt,
 		else if (x.kind == fi_error || x.kind == fi_sync_error)
 			totals->errors += 1;
 
-		if (!flow_item_equal(&x, &y)) {
+		if (!flow_item_equal(&x, &y) ||
+		    (flow_libipt_time && !flow_time_equal(&x, &y))) {
 			const char *what = "FAIL";
 			char da[256], db[256];
 
@@ -808,9 +829,10 @@ static void flow_usage(const char *prog)
 {
 	fprintf(stderr,
 	        "usage: %s corpus <libxdc-dir> [--limit <bytes>] "
-	        "[--insn|--block] [--offsets] [--max-diffs <n>]\n"
+	        "[--insn|--block] [--offsets] [--libipt-time] [--max-diffs "
+	        "<n>]\n"
 	        "       %s gen <first-seed> <count> <steps> [--insn|--block] "
-	        "[--corrupt] [--offsets] [--max-diffs <n>]\n",
+	        "[--corrupt] [--offsets] [--libipt-time] [--max-diffs <n>]\n",
 	        prog, prog);
 }
 
@@ -841,6 +863,8 @@ int main(int argc, char *argv[])
 			corrupt = 1;
 		else if (!strcmp(argv[i], "--offsets"))
 			flow_offsets = 1;
+		else if (!strcmp(argv[i], "--libipt-time"))
+			flow_libipt_time = 1;
 		else if (!strcmp(argv[i], "--max-diffs") && i + 1 < argc)
 			max_diffs = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--limit") && i + 1 < argc)

@@ -2,6 +2,8 @@
 /* ptdecode's instruction-flow and block decoders as flow runners. */
 #include "flow_run.h"
 
+#include "ptdecode/ptdecode.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,9 +111,10 @@ static const struct flow_ops flow_ptd_ops = {
 };
 
 void *flow_ptd_alloc(const struct flow_input *input, int block,
-                     const struct pt_conf_flags *flags,
+                     const struct pt_conf_flags *flags, int libipt_time,
                      const struct flow_ops **ops, char *msg, size_t msgsize)
 {
+	struct ptd_time_config tconfig;
 	struct flow_ptd *f = calloc(1, sizeof(*f));
 	struct pt_config config = input->config;
 	size_t i;
@@ -141,11 +144,14 @@ void *flow_ptd_alloc(const struct flow_input *input, int block,
 		}
 	}
 	config.flags = *flags;
+	ptd_time_config_init(&tconfig);
+	if (libipt_time)
+		tconfig.mode = ptd_time_mode_libipt;
 	if (block) {
-		f->blk = pt_blk_alloc_decoder(&config);
+		f->blk = ptd_blk_alloc_decoder(&config, &tconfig);
 		err = f->blk ? pt_blk_set_image(f->blk, f->image) : -pte_nomem;
 	} else {
-		f->insn = pt_insn_alloc_decoder(&config);
+		f->insn = ptd_insn_alloc_decoder(&config, &tconfig);
 		err = f->insn ? pt_insn_set_image(f->insn, f->image)
 		              : -pte_nomem;
 	}

@@ -108,8 +108,10 @@ void *flow_ipt_alloc(const struct ptd_libipt *ipt,
                      const struct flow_input *input, int block,
                      const struct pt_conf_flags *flags,
                      const struct flow_ops **ops, char *msg, size_t msgsize);
+/* @libipt_time: ptdecode's decoders with libipt's time estimator
+ * (ptd_insn_alloc_decoder(), ptd_time_mode_libipt), else the default. */
 void *flow_ptd_alloc(const struct flow_input *input, int block,
-                     const struct pt_conf_flags *flags,
+                     const struct pt_conf_flags *flags, int libipt_time,
                      const struct flow_ops **ops, char *msg, size_t msgsize);
 
 #endif /* PTD_FLOW_RUN_H */
