@@ -119,26 +119,24 @@ static int qsrc_status(struct ptd_qsrc *qs)
 	return it->kind == ptd_qry_item_event ? pts_event_pending : 0;
 }
 
-/* Bring a fresh decoder to the point where the results taken so far leave
- * the pull API, and let it replace ours.  Returns 0 or a negative error
- * (then nothing changed). */
-static int qsrc_replay(struct ptd_qsrc *qs)
+/* A fresh decoder at the point where the calls made since the last
+ * synchronization leave the pull API, or NULL (not known, or out of
+ * memory). */
+static struct pt_query_decoder *qsrc_replay_dec(const struct ptd_qsrc *qs)
 {
 	struct pt_query_decoder *dec;
 	uint64_t ip;
 	size_t i;
-	int status;
 
 	if (!qs->sync_known)
-		return -pte_internal;
+		return NULL;
 	dec = ptd_qry_alloc_decoder(&qs->config,
 	                            qs->have_tconfig ? &qs->tconfig : NULL);
 	if (!dec)
-		return -pte_nomem;
-	status = pt_qry_sync_set(dec, &ip, qs->sync_offset);
-	if (status < 0) {
+		return NULL;
+	if (pt_qry_sync_set(dec, &ip, qs->sync_offset) < 0) {
 		pt_qry_free_decoder(dec);
-		return -pte_internal;
+		return NULL;
 	}
 	/* The same calls, failed ones included: they may move the decoder
 	 * too. */
@@ -158,6 +156,17 @@ static int qsrc_replay(struct ptd_qsrc *qs)
 			break;
 		}
 	}
+	return dec;
+}
+
+/* Let a replayed decoder replace ours.  Returns 0 or a negative error (then
+ * nothing changed). */
+static int qsrc_replay(struct ptd_qsrc *qs)
+{
+	struct pt_query_decoder *dec = qsrc_replay_dec(qs);
+
+	if (!dec)
+		return -pte_internal;
 	pt_qry_free_decoder(qs->qry);
 	qs->qry = dec;
 	qsrc_clear(qs);
@@ -178,7 +187,6 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 	if (qs->batch && how == 0 && qs->pos < qs->n &&
 	    qs->items[qs->pos].kind == ptd_qry_item_error) {
 		const struct ptd_qry_item *it;
-		uint32_t i;
 
 		qs->pos++;
 		qs->used = 0;
@@ -191,13 +199,24 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 				*ip = it->value;
 			qsrc_take_time(qs, it);
 			qs->cbr_status = -pte_no_cbr;
-			/* The PSB's offset is known if it is the batch's last
-			 * synchronization. */
-			qs->sync_known = 1;
-			for (i = qs->pos; i < qs->n; i++)
-				if (qs->items[i].kind == ptd_qry_item_sync)
+			/* The PSB's offset: what the pull API finds after the
+			 * failing call (the query decoder itself may have
+			 * moved on to later ones). */
+			{
+				struct pt_query_decoder *dec;
+				uint64_t sip, off;
+
+				dec = qsrc_replay_dec(qs);
+				if (dec &&
+				    pt_qry_sync_forward(dec, &sip) >= 0 &&
+				    pt_qry_get_sync_offset(dec, &off) >= 0) {
+					qs->sync_offset = off;
+					qs->sync_known = 1;
+				} else {
 					qs->sync_known = 0;
-			qs->sync_offset = qs->batch_sync_offset;
+				}
+				pt_qry_free_decoder(dec);
+			}
 			qs->nlog = 0;
 			status = qsrc_status(qs);
 			if (it->flags & ptd_qry_item_ip_suppressed)
