@@ -99,6 +99,8 @@ struct bench_opts {
 	int large_only;
 	/* The batch consumer's loop unrolled (--consumer unrolled). */
 	int unrolled;
+	/* CLOCK_MONOTONIC, or CLOCK_THREAD_CPUTIME_ID (--cpu-time). */
+	clockid_t clock;
 };
 
 /* What one decoding pass over a buffer saw. */
@@ -123,11 +125,12 @@ struct bench {
 	int failed;
 };
 
-static double now(void)
+/* The time on @clock, in seconds. */
+static double now(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -466,14 +469,14 @@ static void bench_input(struct bench *b, const struct input *in)
 	/* One checked pass each; it also warms the caches and tells how many
 	 * passes make a sample of at least min_seconds. */
 	for (int d = 0; d < DEC_COUNT; ++d) {
-		t = now();
+		t = now(o->clock);
 		if (run(b, d, in, &ref[d]) < 0) {
 			fprintf(stderr, "%s: cannot allocate a decoder\n",
 			        in->name);
 			b->failed = 1;
 			return;
 		}
-		t = now() - t;
+		t = now(o->clock) - t;
 		if (d == DEC_IPT && t < o->min_seconds) {
 			double want = o->min_seconds / (t > 1e-7 ? t : 1e-7);
 
@@ -514,10 +517,10 @@ static void bench_input(struct bench *b, const struct input *in)
 				times[d][r] = 1.0;
 				continue;
 			}
-			t = now();
+			t = now(o->clock);
 			for (unsigned l = 0; l < loops; ++l)
 				(void)run(b, d, in, &p);
-			times[d][r] = (now() - t) / loops;
+			times[d][r] = (now(o->clock) - t) / loops;
 			if (p.checksum != ref[d].checksum)
 				b->failed = 1;
 		}
@@ -633,7 +636,7 @@ static void usage(const char *prog)
 	fprintf(stderr,
 	        "usage: %s [--smoke] [--reps N] [--min-ms N] [--large-mb N] "
 	        "[--batch N] [--corpora DIR] [--seed N] [--large-only] "
-	        "[--only DEC] [--consumer rolled|unrolled]\n"
+	        "[--only DEC] [--consumer rolled|unrolled] [--cpu-time]\n"
 	        "  --smoke       a quick run with tiny inputs (for ctest)\n"
 	        "  --reps N      samples per measurement (default 9)\n"
 	        "  --min-ms N    minimum length of a sample (default 50)\n"
@@ -646,7 +649,9 @@ static void usage(const char *prog)
 	        "  --only DEC    time only DEC: next, batch or libipt (for "
 	        "profiling)\n"
 	        "  --consumer C  the batch consumer's loop: unrolled (default) "
-	        "or rolled\n",
+	        "or rolled\n"
+	        "  --cpu-time    time with the thread's CPU time, not the wall "
+	        "clock\n",
 	        prog, PTD_CORPORA_DIR);
 }
 
@@ -677,6 +682,7 @@ int main(int argc, char **argv)
 	o.seed = 1;
 	o.only = -1;
 	o.unrolled = 1;
+	o.clock = CLOCK_MONOTONIC;
 	for (int i = 1; i < argc; ++i) {
 		const char *arg = argv[i],
 		           *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -688,6 +694,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(arg, "--large-only")) {
 			o.large_only = 1;
+			continue;
+		}
+		if (!strcmp(arg, "--cpu-time")) {
+			o.clock = CLOCK_THREAD_CPUTIME_ID;
 			continue;
 		}
 		if (!strcmp(arg, "--only") && val) {
@@ -766,10 +776,11 @@ int main(int argc, char **argv)
 	}
 	printf("pkt_bench: ptdecode %s vs libipt %u.%u.%u%s; %u reps, samples "
 	       ">= %" PRIu64 " ms, batch %zu (consumer %s), large buffers "
-	       "%" PRIu64 " MiB\n",
+	       "%" PRIu64 " MiB, %s\n",
 	       ptd_version_string(), ver.major, ver.minor, ver.patch,
 	       ver.ext ? ver.ext : "", o.reps, min_ms, o.batch,
-	       o.unrolled ? "unrolled" : "rolled", large_mb);
+	       o.unrolled ? "unrolled" : "rolled", large_mb,
+	       o.clock == CLOCK_MONOTONIC ? "wall clock" : "thread CPU time");
 
 	for (size_t i = 0; i < PTD_NCORPUS; ++i) {
 		char path[4096];
