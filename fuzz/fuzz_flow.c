@@ -26,9 +26,7 @@
  * the instructions and blocks decoded per input are capped.
  *
  * Checks: no crash or sanitizer report; every offset and sync offset within
- * the trace, sync offsets on a PSB (their order only with
- * PTD_FUZZ_FLOW_SYNC_ORDER while two bugs are open, see fuzz_check_sync());
- * every
+ * the trace, sync offsets on a PSB and strictly increasing; every
  * instruction inside the code with its raw bytes equal to the code's, a
  * size of 1 to 15, a known class and a known mode; every block inside the
  * code, its last instruction inside it too, and a known class and mode;
@@ -95,20 +93,10 @@ static void fuzz_check_sync(const struct fuzz_flow *f, uint64_t offset,
 		FUZZ_CHECK(f->trace[offset + i] == psb[i & 1],
 		           "no PSB at sync offset %llu",
 		           (unsigned long long)offset);
-		/* Open bugs: after the synchronization that follows a decode
-		 * error, pt_*_get_sync_offset() can name a later PSB than the
-		 * one the decoder synchronized onto, on the batch path
-		 * (fuzz/crashes/fuzz_flow-sync-offset) and on the pull path too
-		 * (fuzz/crashes/fuzz_flow-sync-offset-pull, where
-		 * pt_insn_get_offset() also says the end of the trace).  So the
-		 * order of sync offsets is not checked until they are fixed:
-		 * with PTD_FUZZ_FLOW_SYNC_ORDER defined it is. */
-#ifdef PTD_FUZZ_FLOW_SYNC_ORDER
+	/* fuzz/crashes/fuzz_flow-sync-offset*: the sync offset after the
+	 * resync that follows an error once named a later PSB. */
 	FUZZ_CHECK(first || offset > *last, "sync went from %llu to %llu",
 	           (unsigned long long)*last, (unsigned long long)offset);
-#else
-	(void)first;
-#endif
 	*last = offset;
 }
 
