@@ -171,6 +171,7 @@ static void flow_reset(struct ptd_flow *flow)
 	flow->bound_paging = 0;
 	flow->bound_vmcs = 0;
 	flow->bound_ptwrite = 0;
+	flow->et_branch = 0;
 	if (flow->block)
 		memset(&flow->event, 0, sizeof(flow->event));
 	ptd_retstack_init(&flow->retstack);
@@ -403,6 +404,61 @@ static int flow_proceed(struct ptd_flow *flow, const struct ptd_finsn *insn,
 /* --- Event binding
  * ------------------------------------------------------------- */
 
+/* The events of libipt 2.1 and later (Event Trace, iflags, TRIG): whether
+ * @ev is one, and the IP it names in *@ip (0 if none). */
+static int flow_late_event(const struct pt_event *ev, uint64_t *ip)
+{
+	switch (ev->type) {
+	case ptev_iflags:
+		*ip = ev->variant.iflags.ip;
+		return 1;
+	case ptev_interrupt:
+		*ip = ev->variant.interrupt.ip;
+		return 1;
+	case ptev_iret:
+		*ip = ev->variant.iret.ip;
+		return 1;
+	case ptev_smi:
+		*ip = ev->variant.smi.ip;
+		return 1;
+	case ptev_rsm:
+		*ip = ev->variant.rsm.ip;
+		return 1;
+	case ptev_init:
+		*ip = ev->variant.init.ip;
+		return 1;
+	case ptev_vmentry:
+		*ip = ev->variant.vmentry.ip;
+		return 1;
+	case ptev_vmexit:
+		*ip = ev->variant.vmexit.ip;
+		return 1;
+	case ptev_shutdown:
+		*ip = ev->variant.shutdown.ip;
+		return 1;
+	case ptev_uintr:
+		*ip = ev->variant.uintr.ip;
+		return 1;
+	case ptev_uiret:
+		*ip = ev->variant.uiret.ip;
+		return 1;
+	case ptev_trig:
+		*ip = ev->variant.trig.ip;
+		return 1;
+	case ptev_swintr:
+		*ip = ev->variant.swintr.ip;
+		return 1;
+	case ptev_syscall:
+		*ip = ev->variant.syscall.ip;
+		return 1;
+	case ptev_sipi:
+		*ip = 0;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Fetch the next event if one is waiting: 1 if an event is being processed,
  * 0 if none, or a negative error. */
 static int flow_event_pending(struct ptd_flow *flow)
@@ -629,8 +685,14 @@ static int flow_check_insn_event(struct ptd_flow *flow,
 		flow->bound_ptwrite = 1;
 		return flow_postpone(flow, insn);
 
-	default:
+	default: {
+		uint64_t ip;
+
+		/* The later events bind to IPs, not to instructions. */
+		if (flow_late_event(ev, &ip))
+			return 0;
 		break;
+	}
 	}
 	return ptd_flow_status(flow, pts_event_pending);
 }
@@ -767,8 +829,17 @@ static int flow_check_ip_event(struct ptd_flow *flow,
 	case ptev_mnt:
 		return ptd_flow_status(flow, pts_event_pending);
 
-	default:
-		break;
+	default: {
+		uint64_t ip;
+
+		/* The later events: at their IP (an IP of 0 or a
+		 * suppressed one, or tracing disabled: right away). */
+		if (!flow_late_event(ev, &ip))
+			break;
+		if (!ev->ip_suppressed && ip && flow->enabled && ip != flow->ip)
+			break;
+		return ptd_flow_status(flow, pts_event_pending);
+	}
 	}
 	return ptd_flow_status(flow, 0);
 }
@@ -968,9 +1039,31 @@ int ptd_flow_event(struct ptd_flow *flow, struct pt_event *uevent, size_t size)
 	case ptev_mnt:
 		break;
 
-	default:
-		/* Not an event we indicated. */
-		return -pte_bad_query;
+	default: {
+		uint64_t ip;
+
+		/* The later events report what happened; the flow goes on
+		 * by the other events and the branches.  After an
+		 * asynchronous transfer (its FUP went to this event), the
+		 * target comes as the next TIP. */
+		if (!flow_late_event(ev, &ip))
+			return -pte_bad_query;
+		switch (ev->type) {
+		case ptev_interrupt:
+		case ptev_smi:
+		case ptev_init:
+		case ptev_vmexit:
+		case ptev_shutdown:
+		case ptev_uintr:
+			if (flow->enabled && !ev->ip_suppressed &&
+			    ip == flow->ip)
+				flow->et_branch = 1;
+			break;
+		default:
+			break;
+		}
+		break;
+	}
 	}
 
 	if (size > sizeof(*ev))
@@ -990,5 +1083,17 @@ int ptd_flow_event(struct ptd_flow *flow, struct pt_event *uevent, size_t size)
 		if (status < 0)
 			return status;
 	}
+	status = flow_check_ip_event(flow, NULL);
+	if (status < 0 || (status & pts_event_pending) || !flow->et_branch)
+		return status;
+
+	/* The target of the asynchronous transfer. */
+	flow->et_branch = 0;
+	status = ptd_qsrc_indirect(&flow->qs, &flow->ip);
+	if (status < 0)
+		return status;
+	flow->status = status;
+	if (status & pts_ip_suppressed)
+		return -pte_noip;
 	return flow_check_ip_event(flow, NULL);
 }

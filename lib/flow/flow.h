@@ -58,6 +58,9 @@ struct ptd_flow {
 	 * decoder differs from its instruction decoder in a few details). */
 	uint32_t tick : 1;
 	uint32_t block : 1;
+	/* An Event Trace event of an asynchronous transfer was reported at
+	 * the current IP: its target comes as the next TIP. */
+	uint32_t et_branch : 1;
 };
 
 /* Set up @flow for @config (copied) with the time engine options @tconfig

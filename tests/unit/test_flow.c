@@ -829,6 +829,35 @@ static void test_tick(void **state)
 	}
 }
 
+/* An Event Trace interrupt (CFE with IP, FUP, TIP): ptev_interrupt at the
+ * FUP IP; the TIP gives the target.  (libipt 2.0.5 knows no CFE: these are
+ * ptdecode's expectations.) */
+static void test_event_trace(void **state)
+{
+	uint8_t code[0x3000];
+	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
+	struct trace t = {0};
+	struct pt_packet *p;
+
+	(void)state;
+	memset(code, 0x90, sizeof(code));
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	p = add(&t, ppt_cfe);
+	p->payload.cfe.type = pt_cfe_intr;
+	p->payload.cfe.vector = 14;
+	p->payload.cfe.ip = 1;
+	ip(&t, ppt_fup, 0x1003);
+	ip(&t, ppt_tip, 0x2000);
+	ip(&t, ppt_fup, 0x2001);
+	ip(&t, ppt_tip_pgd, 0);
+	expect(&s, &t,
+	       "[enabled 1000] 1000 1001 1002 [event 23] 2000 "
+	       "[async-disabled 2001]",
+	       "[enabled 1000] 1000-1002/3 [event 23] 2000-2000/1 "
+	       "[async-disabled 2001]");
+}
+
 static void test_api(void **state)
 {
 	uint8_t buf[64];
@@ -894,6 +923,7 @@ int main(void)
 	        cmocka_unit_test(test_tsx),
 	        cmocka_unit_test(test_nomap_bad_insn),
 	        cmocka_unit_test(test_tick),
+	        cmocka_unit_test(test_event_trace),
 	        cmocka_unit_test(test_api),
 	};
 
