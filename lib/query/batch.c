@@ -269,9 +269,13 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 				if (size <= 0 || state.bip_size)
 					goto generic;
 			}
-			if (ptd_qry_fast_type(pkt->type))
-				break;
 			switch (pkt->type) {
+			case ppt_tnt_8:
+			case ppt_tnt_64:
+			case ppt_tip:
+			case ppt_tip_pge:
+			case ppt_tip_pgd:
+				goto fetched;
 			case ppt_tsc:
 			case ppt_tma:
 			case ppt_mtc:
@@ -289,10 +293,10 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 			}
 		}
 
+	fetched:
 		/* The next packet is a fast one; decoder->next holds it, the
 		 * rest of the decoder's view of it is written when the loop
-		 * ends. */
-		/* Emit the result. */
+		 * ends.  Emit the result. */
 		if (res.kind == ptd_qry_item_tnt) {
 			if (call->run_open) {
 				it = &items[call->count - 1];
