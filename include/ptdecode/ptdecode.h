@@ -13,6 +13,7 @@
 #include "intel-pt.h"
 #include "ptd_clock.h"
 #include "ptd_flow.h"
+#include "ptd_flow_batch.h"
 #include "ptd_image.h"
 #include "ptd_query.h"
 #include "ptd_rtit.h"

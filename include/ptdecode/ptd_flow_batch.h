@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Batch flow decoding: many instructions or blocks per call (an extension;
+ * libipt has nothing like it).
+ *
+ * Part of ptdecode's extensions (include <ptdecode/ptdecode.h>).  A
+ * negative return value is a negated enum pt_error_code.
+ *
+ * pt_insn_next() costs a call, a 48-byte structure and a pt_insn_time()
+ * call per instruction.  ptd_flow_next_insns() fills arrays instead: the IP
+ * of every instruction, in the order pt_insn_next() reports them, and its
+ * time as pt_insn_time() would report it right after that pt_insn_next().
+ * ptd_flow_next_blocks() fills an array of struct ptd_flow_block.  Both stop
+ * at events (the caller drains them with ptd_flow_batch_event(), as with
+ * pt_insn_event()) and at errors; after an error, ptd_flow_batch_sync_forward()
+ * continues at the next PSB, as with the libipt decoders:
+ *
+ *     struct ptd_flow_batch *dec = ptd_flow_batch_alloc(&config, NULL);
+ *     ptd_flow_batch_set_image(dec, image);
+ *     for (;;) {
+ *         int status = ptd_flow_batch_sync_forward(dec);
+ *         if (status < 0)
+ *             break;                                  (-pte_eos: done)
+ *         for (;;) {
+ *             size_t n;
+ *             while (status & pts_event_pending) {
+ *                 struct pt_event ev;
+ *                 status = ptd_flow_batch_event(dec, &ev, sizeof(ev));
+ *                 if (status < 0)
+ *                     break;
+ *             }
+ *             if (status < 0 || (status & pts_eos))
+ *                 break;
+ *             status = ptd_flow_next_insns(dec, ips, tscs, cap, &n);
+ *             use ips[0..n), tscs[0..n) (also when status < 0)
+ *             if (status < 0)
+ *                 break;      (ptd_flow_batch_get_offset(),
+ *                              ptd_flow_batch_error_ip() tell where)
+ *         }
+ *         if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
+ *             break;
+ *     }
+ *
+ * Expanding the arrays gives exactly the instructions, events, errors and
+ * times of the same loop over pt_insn_next()/pt_insn_event()/pt_insn_time()
+ * (tests/flow_batch checks it instruction by instruction on the libxdc
+ * corpora and on generated traces).  The decoder is ptdecode's
+ * instruction-flow decoder underneath; between events it follows a cache of
+ * straight-line runs of code (docs/flow-batch.md). */
+
+#ifndef PTD_FLOW_BATCH_H
+#define PTD_FLOW_BATCH_H
+
+#include "intel-pt.h"
+#include "ptd_time.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A batch flow decoder (opaque). */
+struct ptd_flow_batch;
+
+/** One block of ptd_flow_next_blocks(): @ninsn instructions that lie one
+ * after the other in memory, from @ip to @end_ip (the IP of the last one).
+ * A block ends after a branch of any kind (also a direct jump or call, so
+ * that the instructions are contiguous), before an event, at an error, where
+ * the code leaves its section, and at 65535 instructions.  So blocks are not
+ * libipt's pt_blk_next() blocks (those follow direct jumps and calls in the
+ * block cache, and split where libipt's cache rules say); the instructions,
+ * read in order, are pt_insn_next()'s. */
+struct ptd_flow_block {
+	/** The IP of the first and of the last instruction. */
+	uint64_t ip;
+	uint64_t end_ip;
+	/** The time after the last instruction, as pt_insn_time() reports
+	 * it (the time of every instruction of the block but the last is the
+	 * time before the block's trace query, the time of the previous
+	 * block). */
+	uint64_t tsc;
+	/** The number of instructions, 1 to 65535. */
+	uint16_t ninsn;
+	/** The class of the last instruction (enum pt_insn_class). */
+	uint8_t iclass;
+	/** The execution mode (enum pt_exec_mode). */
+	uint8_t mode;
+	uint32_t reserved;
+};
+
+/** Allocate a batch flow decoder for @config (copied; the trace buffer
+ * must outlive the decoder) with the time engine options of @tconfig (NULL
+ * for the defaults, as ptd_qry_alloc_decoder()).  The decoder starts with an
+ * empty image of its own.  Returns NULL if @config is NULL or invalid or
+ * memory runs out. */
+extern pt_export struct ptd_flow_batch *
+ptd_flow_batch_alloc(const struct pt_config *config,
+                     const struct ptd_time_config *tconfig);
+
+/** Free @dec (NULL is ignored). */
+extern pt_export void ptd_flow_batch_free(struct ptd_flow_batch *dec);
+
+/** Use @image (not copied, must outlive its use; NULL: the decoder's own
+ * image).  Returns 0 or -pte_invalid. */
+extern pt_export int ptd_flow_batch_set_image(struct ptd_flow_batch *dec,
+                                              struct pt_image *image);
+
+/** The image in use (the decoder's own one unless set). */
+extern pt_export struct pt_image *
+ptd_flow_batch_get_image(struct ptd_flow_batch *dec);
+
+/** Synchronize onto the next PSB, the previous one, or the one at @offset,
+ * as pt_insn_sync_forward(), pt_insn_sync_backward(), pt_insn_sync_set().
+ * Returns status flags (pts_event_pending: drain events first) or a
+ * negative error (-pte_eos: no more PSB). */
+extern pt_export int ptd_flow_batch_sync_forward(struct ptd_flow_batch *dec);
+extern pt_export int ptd_flow_batch_sync_backward(struct ptd_flow_batch *dec);
+extern pt_export int ptd_flow_batch_sync_set(struct ptd_flow_batch *dec,
+                                             uint64_t offset);
+
+/** The trace offset and the offset of the last synchronization point, as
+ * pt_insn_get_offset() and pt_insn_get_sync_offset().  Asking for the
+ * offset while decoding is correct but slower (docs/flow.md). */
+extern pt_export int ptd_flow_batch_get_offset(struct ptd_flow_batch *dec,
+                                               uint64_t *offset);
+extern pt_export int
+ptd_flow_batch_get_sync_offset(const struct ptd_flow_batch *dec,
+                               uint64_t *offset);
+
+/** Decode up to @n instructions: the IP of each into @ips and, if @tscs is
+ * not NULL, its time into @tscs (what pt_insn_time() would give after
+ * pt_insn_next() returned it: an estimate, or the relative time where
+ * pt_insn_time() says -pte_no_time).  Sets *@count to the number written,
+ * also on errors.
+ *
+ * Stops when @n instructions are written, when an event is pending (after
+ * the instruction it follows; drain with ptd_flow_batch_event()), at the end
+ * of the trace (pts_eos) and at an error.  Returns the status flags of the
+ * last instruction (those pt_insn_next() would return for it), 0 with
+ * *@count 0 for @n 0, or a negative error: -pte_invalid for NULL arguments;
+ * -pte_no_enable if tracing is disabled and no event is pending (-pte_eos at
+ * the end); otherwise a decode error of the instruction flow.  On an error
+ * the instructions before it are in the arrays; if the instruction at the
+ * error point was decoded (pt_insn_next() would have returned it together
+ * with the error) it is the last one written.  ptd_flow_batch_error_ip()
+ * gives its IP, or the IP that could not be fetched
+ * (-pte_nomap, -pte_bad_insn). */
+extern pt_export int ptd_flow_next_insns(struct ptd_flow_batch *dec,
+                                         uint64_t *ips, uint64_t *tscs,
+                                         size_t n, size_t *count);
+
+/** Decode up to @n blocks into @blocks (see struct ptd_flow_block).  Stops
+ * and returns as ptd_flow_next_insns(), with *@count the number of blocks
+ * written. */
+extern pt_export int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
+                                          struct ptd_flow_block *blocks,
+                                          size_t n, size_t *count);
+
+/** Report the pending event (at most @size bytes of it) as pt_insn_event():
+ * status flags or a negative error. */
+extern pt_export int ptd_flow_batch_event(struct ptd_flow_batch *dec,
+                                          struct pt_event *event, size_t size);
+
+/** The IP of the last error returned by ptd_flow_next_insns() or
+ * ptd_flow_next_blocks(): the instruction that failed or that could not be
+ * fetched.  Returns 0, or -pte_invalid. */
+extern pt_export int ptd_flow_batch_error_ip(const struct ptd_flow_batch *dec,
+                                             uint64_t *ip);
+
+/** The time after the last instruction, as pt_insn_time(). */
+extern pt_export int ptd_flow_batch_time(struct ptd_flow_batch *dec,
+                                         uint64_t *time, uint32_t *lost_mtc,
+                                         uint32_t *lost_cyc);
+
+/** The current address space, as pt_insn_asid(). */
+extern pt_export int ptd_flow_batch_asid(const struct ptd_flow_batch *dec,
+                                         struct pt_asid *asid, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PTD_FLOW_BATCH_H */

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* See fb_check.h. */
+#include "fb_check.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One result of a decoding loop. */
+enum { R_SYNC = 1, R_INSN, R_EVENT, R_ERROR, R_SYNC_ERROR };
+
+struct rec {
+	int kind;
+	int code;
+	uint64_t a, b; /* insn: ip, time; error: offset, ip; sync: offset */
+	struct pt_event ev;
+};
+
+struct recs {
+	struct rec *r;
+	size_t n, cap;
+	int oom;
+};
+
+static struct rec *rec_add(struct recs *rs, int kind)
+{
+	struct rec *r;
+
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 4096;
+		struct rec *nr = realloc(rs->r, cap * sizeof(*nr));
+
+		if (!nr) {
+			rs->oom = 1;
+			return NULL;
+		}
+		rs->r = nr;
+		rs->cap = cap;
+	}
+	r = &rs->r[rs->n++];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	return r;
+}
+
+/* The reference: the loop of flow_bench/ptxed over pt_insn_*. */
+static int run_insn(const struct pt_config *config, struct pt_image *image,
+                    struct recs *rs)
+{
+	struct pt_insn_decoder *dec = pt_insn_alloc_decoder(config);
+	struct rec *r;
+	int status;
+
+	if (!dec || pt_insn_set_image(dec, image) < 0) {
+		pt_insn_free_decoder(dec);
+		return -1;
+	}
+	for (;;) {
+		uint64_t off = 0;
+
+		status = pt_insn_sync_forward(dec);
+		if (status < 0) {
+			if (status != -pte_eos && (r = rec_add(rs, R_SYNC_ERROR)))
+				r->code = status;
+			break;
+		}
+		(void)pt_insn_get_sync_offset(dec, &off);
+		if ((r = rec_add(rs, R_SYNC)))
+			r->a = off;
+		for (;;) {
+			struct pt_insn insn;
+
+			while (status & pts_event_pending) {
+				r = rec_add(rs, R_EVENT);
+				if (!r)
+					break;
+				status = pt_insn_event(dec, &r->ev,
+				                       sizeof(r->ev));
+				if (status < 0) {
+					rs->n--;
+					break;
+				}
+			}
+			if (status < 0 || (status & pts_eos))
+				break;
+			memset(&insn, 0, sizeof(insn));
+			status = pt_insn_next(dec, &insn, sizeof(insn));
+			/* pt_insn_next() reports the instruction also when
+			 * an error follows it (it has a class then). */
+			if (status >= 0 || insn.iclass != ptic_unknown) {
+				r = rec_add(rs, R_INSN);
+				if (r) {
+					r->a = insn.ip;
+					(void)pt_insn_time(dec, &r->b, NULL,
+					                   NULL);
+				}
+			}
+			if (status < 0) {
+				if (status != -pte_eos &&
+				    (r = rec_add(rs, R_ERROR))) {
+					r->code = status;
+					(void)pt_insn_get_offset(dec, &r->a);
+					r->b = insn.ip;
+				}
+				break;
+			}
+		}
+		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
+			break;
+		if (rs->oom)
+			break;
+	}
+	pt_insn_free_decoder(dec);
+	return rs->oom ? -1 : 0;
+}
+
+/* The same loop over ptd_flow_next_insns(). */
+static int run_batch(const struct pt_config *config, struct pt_image *image,
+                     size_t cap, struct recs *rs)
+{
+	struct ptd_flow_batch *dec = ptd_flow_batch_alloc(config, NULL);
+	uint64_t *ips = malloc(cap * sizeof(*ips));
+	uint64_t *tscs = malloc(cap * sizeof(*tscs));
+	struct rec *r;
+	int status, err = -1;
+
+	if (!dec || !ips || !tscs || ptd_flow_batch_set_image(dec, image) < 0)
+		goto out;
+	for (;;) {
+		uint64_t off = 0;
+
+		status = ptd_flow_batch_sync_forward(dec);
+		if (status < 0) {
+			if (status != -pte_eos && (r = rec_add(rs, R_SYNC_ERROR)))
+				r->code = status;
+			break;
+		}
+		(void)ptd_flow_batch_get_sync_offset(dec, &off);
+		if ((r = rec_add(rs, R_SYNC)))
+			r->a = off;
+		for (;;) {
+			size_t n = 0, i;
+
+			while (status & pts_event_pending) {
+				r = rec_add(rs, R_EVENT);
+				if (!r)
+					break;
+				status = ptd_flow_batch_event(dec, &r->ev,
+				                              sizeof(r->ev));
+				if (status < 0) {
+					rs->n--;
+					break;
+				}
+			}
+			if (status < 0 || (status & pts_eos))
+				break;
+			status = ptd_flow_next_insns(dec, ips, tscs, cap, &n);
+			for (i = 0; i < n; ++i) {
+				r = rec_add(rs, R_INSN);
+				if (!r)
+					break;
+				r->a = ips[i];
+				r->b = tscs[i];
+			}
+			if (status < 0) {
+				if (status != -pte_eos &&
+				    (r = rec_add(rs, R_ERROR))) {
+					r->code = status;
+					(void)ptd_flow_batch_get_offset(dec,
+					                                &r->a);
+					(void)ptd_flow_batch_error_ip(dec,
+					                              &r->b);
+				}
+				break;
+			}
+		}
+		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
+			break;
+		if (rs->oom)
+			break;
+	}
+	err = rs->oom ? -1 : 0;
+out:
+	ptd_flow_batch_free(dec);
+	free(ips);
+	free(tscs);
+	return err;
+}
+
+/* The blocks: every block's first and last IP must be the instructions at
+ * its place in @ref's instruction sequence, and the counts must add up. */
+static int run_blocks(const char *name, const struct pt_config *config,
+                      struct pt_image *image, size_t cap,
+                      const struct recs *ref, uint64_t *nblocks)
+{
+	struct ptd_flow_batch *dec = ptd_flow_batch_alloc(config, NULL);
+	struct ptd_flow_block *blocks = malloc(cap * sizeof(*blocks));
+	size_t pos = 0; /* index into @ref */
+	int status, err = -1;
+
+	*nblocks = 0;
+	if (!dec || !blocks || ptd_flow_batch_set_image(dec, image) < 0)
+		goto out;
+	err = 0;
+	for (;;) {
+		status = ptd_flow_batch_sync_forward(dec);
+		if (status < 0)
+			break;
+		for (;;) {
+			size_t n = 0, i;
+
+			while (status & pts_event_pending) {
+				struct pt_event ev;
+
+				status = ptd_flow_batch_event(dec, &ev,
+				                              sizeof(ev));
+				if (status < 0)
+					break;
+			}
+			if (status < 0 || (status & pts_eos))
+				break;
+			status = ptd_flow_next_blocks(dec, blocks, cap, &n);
+			for (i = 0; i < n && !err; ++i) {
+				const struct ptd_flow_block *b = &blocks[i];
+				size_t last;
+
+				while (pos < ref->n && ref->r[pos].kind != R_INSN)
+					pos++;
+				last = pos + b->ninsn - 1;
+				if (!b->ninsn || last >= ref->n ||
+				    ref->r[pos].a != b->ip ||
+				    ref->r[last].kind != R_INSN ||
+				    ref->r[last].a != b->end_ip ||
+				    ref->r[last].b != b->tsc) {
+					fprintf(stderr,
+					        "%s: block %" PRIu64
+					        " at 0x%" PRIx64 "..0x%" PRIx64
+					        " (%u insns) does not match "
+					        "instruction %zu\n",
+					        name, *nblocks, b->ip, b->end_ip,
+					        b->ninsn, pos);
+					err = 1;
+					break;
+				}
+				/* No event or error inside a block. */
+				for (; pos <= last; ++pos)
+					if (ref->r[pos].kind != R_INSN) {
+						fprintf(stderr,
+						        "%s: block %" PRIu64
+						        " spans a result of "
+						        "kind %d\n",
+						        name, *nblocks,
+						        ref->r[pos].kind);
+						err = 1;
+						break;
+					}
+				*nblocks += 1;
+			}
+			if (err || status < 0)
+				break;
+		}
+		if (err || status == -pte_eos ||
+		    (status >= 0 && (status & pts_eos)))
+			break;
+	}
+	if (!err) {
+		while (pos < ref->n && ref->r[pos].kind != R_INSN)
+			pos++;
+		if (pos != ref->n) {
+			fprintf(stderr,
+			        "%s: the blocks end at instruction %zu of %zu "
+			        "results\n",
+			        name, pos, ref->n);
+			err = 1;
+		}
+	}
+out:
+	ptd_flow_batch_free(dec);
+	free(blocks);
+	return err;
+}
+
+static const char *kind_name(int kind)
+{
+	switch (kind) {
+	case R_SYNC:
+		return "sync";
+	case R_INSN:
+		return "insn";
+	case R_EVENT:
+		return "event";
+	case R_ERROR:
+		return "error";
+	case R_SYNC_ERROR:
+		return "sync error";
+	default:
+		return "end";
+	}
+}
+
+int fb_check(const char *name, const struct pt_config *config,
+             struct pt_image *image, size_t cap,
+             struct fb_check_result *result)
+{
+	struct recs ref, got;
+	size_t i, n;
+	int bad = 0;
+
+	memset(&ref, 0, sizeof(ref));
+	memset(&got, 0, sizeof(got));
+	memset(result, 0, sizeof(*result));
+	if (run_insn(config, image, &ref) < 0 ||
+	    run_batch(config, image, cap, &got) < 0) {
+		free(ref.r);
+		free(got.r);
+		return -1;
+	}
+	n = ref.n > got.n ? ref.n : got.n;
+	for (i = 0; i < n; ++i) {
+		const struct rec *a = i < ref.n ? &ref.r[i] : NULL;
+		const struct rec *b = i < got.n ? &got.r[i] : NULL;
+
+		if (a && b && a->kind == b->kind && a->code == b->code &&
+		    a->a == b->a && a->b == b->b &&
+		    (a->kind != R_EVENT || !memcmp(&a->ev, &b->ev, sizeof(a->ev))))
+			continue;
+		fprintf(stderr,
+		        "%s: result %zu differs: pt_insn_next %s %d 0x%" PRIx64
+		        " 0x%" PRIx64 ", batch %s %d 0x%" PRIx64 " 0x%" PRIx64
+		        "\n",
+		        name, i, kind_name(a ? a->kind : 0), a ? a->code : 0,
+		        a ? a->a : 0, a ? a->b : 0, kind_name(b ? b->kind : 0),
+		        b ? b->code : 0, b ? b->a : 0, b ? b->b : 0);
+		bad = 1;
+		break;
+	}
+	for (i = 0; i < ref.n; ++i) {
+		result->insns += ref.r[i].kind == R_INSN;
+		result->events += ref.r[i].kind == R_EVENT;
+		result->errors += ref.r[i].kind == R_ERROR;
+	}
+	if (!bad) {
+		int err = run_blocks(name, config, image, cap, &ref,
+		                     &result->blocks);
+
+		if (err < 0)
+			bad = -1;
+		else if (err)
+			bad = 1;
+	}
+	free(ref.r);
+	free(got.r);
+	return bad;
+}

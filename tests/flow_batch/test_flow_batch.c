@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The batch flow decoder against ptdecode's pt_insn_next():
+ *
+ *	test_flow_batch corpus <libxdc-dir>
+ *	test_flow_batch gen <first-seed> <count> <steps>
+ *
+ * corpus: libxdc's foo, mruby and Unzip traces with their page dumps as the
+ * image (exit 77 when absent); gen: code + trace pairs of tests/flow's
+ * generator.  Each input is decoded with array sizes 1, 7 and 4096 (so that
+ * runs are cut by a full array, too) and must give the same instructions,
+ * times, events, errors and synchronization points as pt_insn_next(), and
+ * blocks that are those instructions (fb_check.h). */
+#include "fb_check.h"
+#include "flow_gen.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const size_t caps[] = {1, 7, 4096};
+
+static int check_all(const char *name, const struct pt_config *config,
+                     struct pt_image *image, int verbose)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); ++i) {
+		struct fb_check_result res;
+		int err = fb_check(name, config, image, caps[i], &res);
+
+		if (err < 0) {
+			fprintf(stderr, "%s: cannot set up\n", name);
+			return 1;
+		}
+		if (err) {
+			fprintf(stderr, "FAIL %s (array size %zu)\n", name,
+			        caps[i]);
+			bad = 1;
+		} else if (verbose) {
+			printf("ok %s (array size %zu): %" PRIu64
+			       " insns, %" PRIu64 " blocks, %" PRIu64
+			       " events, %" PRIu64 " errors\n",
+			       name, caps[i], res.insns, res.blocks,
+			       res.events, res.errors);
+		}
+	}
+	return bad;
+}
+
+static int read_file(const char *path, uint8_t **buf, size_t *size)
+{
+	struct stat st;
+	FILE *file;
+
+	if (stat(path, &st) != 0)
+		return -1;
+	*size = (size_t)st.st_size;
+	*buf = malloc(*size ? *size : 1);
+	file = fopen(path, "rb");
+	if (!*buf || !file || (*size && fread(*buf, *size, 1, file) != 1)) {
+		free(*buf);
+		*buf = NULL;
+		if (file)
+			fclose(file);
+		return -1;
+	}
+	fclose(file);
+	return 0;
+}
+
+static int corpus(const char *dir)
+{
+	static const char *const names[] = {"foo", "mruby", "Unzip"};
+	size_t i;
+	int bad = 0, found = 0;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+		char trace[4096], addr[4096], dump[4096];
+		struct pt_config config;
+		struct pt_image *image;
+		uint8_t *buf;
+		size_t size;
+
+		snprintf(trace, sizeof(trace), "%s/%s/trace", dir, names[i]);
+		snprintf(addr, sizeof(addr), "%s/%s/data.addr", dir, names[i]);
+		snprintf(dump, sizeof(dump), "%s/%s/data.dump", dir, names[i]);
+		if (read_file(trace, &buf, &size) < 0) {
+			printf("%s: not found\n", trace);
+			continue;
+		}
+		found++;
+		image = pt_image_alloc(names[i]);
+		if (!image || ptd_image_add_page_dump(image, addr, dump, NULL) < 0) {
+			fprintf(stderr, "%s: cannot load the page dump\n",
+			        names[i]);
+			pt_image_free(image);
+			free(buf);
+			bad = 1;
+			continue;
+		}
+		pt_config_init(&config);
+		config.begin = buf;
+		config.end = buf + size;
+		bad |= check_all(names[i], &config, image, 1);
+		pt_image_free(image);
+		free(buf);
+	}
+	if (!found) {
+		printf("SKIP: no libxdc corpus in %s\n", dir);
+		return 77;
+	}
+	return bad;
+}
+
+static int gen(uint64_t first, uint64_t count, size_t steps)
+{
+	uint64_t seed;
+	int bad = 0;
+
+	for (seed = first; seed < first + count; ++seed) {
+		struct flow_gen g;
+		struct pt_config config;
+		struct pt_image *image;
+		char name[64];
+
+		if (flow_gen(&g, seed, steps) < 0) {
+			fprintf(stderr, "seed %" PRIu64 ": out of memory\n",
+			        seed);
+			return 1;
+		}
+		image = pt_image_alloc(NULL);
+		if (!image || ptd_image_add_buffer(image, g.code, g.code_size,
+		                                   NULL, g.base, 0) < 0) {
+			fprintf(stderr, "seed %" PRIu64 ": no image\n", seed);
+			pt_image_free(image);
+			flow_gen_fini(&g);
+			return 1;
+		}
+		pt_config_init(&config);
+		config.begin = g.trace;
+		config.end = g.trace + g.trace_size;
+		config.mtc_freq = g.mtc_freq;
+		config.nom_freq = g.nom_freq;
+		config.cpuid_0x15_eax = g.cpuid_0x15_eax;
+		config.cpuid_0x15_ebx = g.cpuid_0x15_ebx;
+		snprintf(name, sizeof(name), "seed %" PRIu64, seed);
+		bad |= check_all(name, &config, image, 0);
+		pt_image_free(image);
+		flow_gen_fini(&g);
+	}
+	if (!bad)
+		printf("ok: %" PRIu64 " generated traces\n", count);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "corpus"))
+		return corpus(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "gen"))
+		return gen(strtoull(argv[2], NULL, 0),
+		           strtoull(argv[3], NULL, 0),
+		           (size_t)strtoull(argv[4], NULL, 0));
+	fprintf(stderr,
+	        "usage: %s corpus <libxdc-dir> | gen <first> <count> <steps>\n",
+	        argv[0]);
+	return 2;
+}
