@@ -371,6 +371,28 @@ static inline uint64_t fb_now(struct ptd_flow *flow)
 	return tsc;
 }
 
+/* Take the branch at the end of a run: ptd_flow_exec() on it, with the
+ * most frequent case, a conditional branch while the engine is quiet (no
+ * tick events in the fast path), inline: flow_proceed()'s conditional branch
+ * and ptd_flow_exec()'s status. */
+static inline int fb_exec_term(struct ptd_flow *flow, const struct ptd_finsn *t)
+{
+	int status, taken;
+
+	if (t->iclass != ptic_cond_jump)
+		return ptd_flow_exec(flow, t);
+	flow->ip = t->ip + t->size;
+	status = ptd_qsrc_cond(&flow->qs, &taken);
+	if (status < 0)
+		return status;
+	flow->status = status;
+	if (taken)
+		flow->ip += (uint64_t)(int64_t)t->disp;
+	if (ptd_flow_quiet(flow))
+		return ptd_flow_status(flow, 0);
+	return ptd_flow_after(flow, t);
+}
+
 /* Whether the next instructions may come from the run cache. */
 static inline int fb_fast(const struct ptd_flow *flow)
 {
@@ -451,7 +473,7 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 					flow->ip = run->next_ip;
 					continue;
 				}
-				status = ptd_flow_exec(flow, &run->term);
+				status = fb_exec_term(flow, &run->term);
 				if (status < 0) {
 					dec->err_ip = run->term.ip;
 					break;
@@ -533,8 +555,8 @@ int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
 					closed = 0;
 					status = 0;
 				} else {
-					status = ptd_flow_exec(flow,
-					                       &run->term);
+					status = fb_exec_term(flow,
+					                      &run->term);
 					iclass = run->term.iclass;
 					next = 0;
 					closed = 1;
