@@ -182,20 +182,22 @@ enum {
 	bcache_fill_steps = 0x400
 };
 
-/* A block cache entry, as libipt's: a signed 16-bit displacement to the
- * decision point, 8 bits of instruction count, the mode, the qualifier and
- * a 3-bit instruction size (0 if unknown).  Longer chains go through
- * bq_again entries. */
+/* A block cache entry: libipt's 32 bits (a signed 16-bit displacement to
+ * the decision point, 8 bits of instruction count, the mode, the qualifier
+ * and a 3-bit instruction size, 0 if unknown; longer chains go through
+ * bq_again entries) and, for a conditional branch, its displacement, so
+ * that a taken branch needs no decoding. */
 struct bce {
 	int32_t disp;
 	uint32_t ninsn;
 	unsigned mode, qual, isize;
+	int32_t bdisp;
 };
 
-static uint32_t *bce_slot(struct ptd_fsec *sec, uint64_t ip)
+static uint64_t *bce_slot(struct ptd_fsec *sec, uint64_t ip)
 {
 	uint64_t off = ip - sec->vaddr;
-	uint32_t *page;
+	uint64_t *page;
 
 	if (off >= sec->size)
 		return NULL;
@@ -214,8 +216,9 @@ static uint32_t *bce_slot(struct ptd_fsec *sec, uint64_t ip)
 	return &page[off & ((1u << ptd_fpage_bits) - 1)];
 }
 
-static void bce_unpack(uint32_t raw, struct bce *e)
+static void bce_unpack(uint64_t raw, struct bce *e)
 {
+	e->bdisp = (int32_t)(uint32_t)(raw >> 32);
 	e->disp = (int16_t)(raw & 0xffff);
 	e->ninsn = (raw >> 16) & 0xff;
 	e->mode = (raw >> 24) & 3;
@@ -230,15 +233,18 @@ static int in_sec(const struct ptd_fsec *sec, uint64_t ip)
 
 /* Store an entry for @ip (its fields must fit). */
 static int bce_put(struct ptd_fsec *sec, uint64_t ip, enum blk_qual qual,
-                   uint32_t ninsn, int64_t disp, unsigned mode, unsigned isize)
+                   uint32_t ninsn, int64_t disp, unsigned mode, unsigned isize,
+                   int32_t bdisp)
 {
-	uint32_t *slot = bce_slot(sec, ip);
+	uint64_t *slot = bce_slot(sec, ip);
 
 	if (!slot)
 		return -pte_nomem;
-	*slot = ((uint32_t)(uint16_t)(int16_t)disp) | ((ninsn & 0xff) << 16) |
-	        ((mode & 3) << 24) | (((unsigned)qual & 7) << 26) |
-	        ((isize < 8 ? isize : 0) << 29);
+	*slot = (uint64_t)(((uint32_t)(uint16_t)(int16_t)disp) |
+	                   ((ninsn & 0xff) << 16) | ((mode & 3) << 24) |
+	                   (((unsigned)qual & 7) << 26) |
+	                   ((isize < 8 ? isize : 0) << 29)) |
+	        ((uint64_t)(uint32_t)bdisp << 32);
 	return 0;
 }
 
@@ -249,8 +255,8 @@ static int bce_again(struct ptd_fsec *sec, uint64_t ip, uint64_t nip,
 	int64_t disp = (int64_t)(nip - ip);
 
 	if (disp != (int16_t)disp)
-		return bce_put(sec, ip, bq_decode, 1, 0, mode, 0);
-	return bce_put(sec, ip, bq_again, 1, disp, mode, 0);
+		return bce_put(sec, ip, bq_decode, 1, 0, mode, 0, 0);
+	return bce_put(sec, ip, bq_again, 1, disp, mode, 0, 0);
 }
 
 /* Push the return address of a near call (not of a call to the next
@@ -369,7 +375,7 @@ static int blk_fill(struct ptd_flow *flow, struct pt_block *block,
 	const int end_on_jump = flow->config.flags.variant.block.end_on_jump;
 	struct ptd_finsn insn;
 	struct bce next;
-	uint32_t *slot;
+	uint64_t *slot;
 	uint64_t nip, dip;
 	int64_t disp;
 	int err;
@@ -402,7 +408,7 @@ static int blk_fill(struct ptd_flow *flow, struct pt_block *block,
 			qual = bq_decode;
 		if (insn.sec == sec && !insn.truncated) {
 			err = bce_put(sec, insn.ip, qual, 1, 0, insn.mode,
-			              isize);
+			              isize, qual == bq_cond ? insn.disp : 0);
 			if (err < 0)
 				return err;
 		}
@@ -420,7 +426,7 @@ static int blk_fill(struct ptd_flow *flow, struct pt_block *block,
 	if (insn.iclass == ptic_call ||
 	    (insn.iclass == ptic_jump && (insn.disp < 0 || end_on_jump)) ||
 	    !in_sec(sec, nip) || block->truncated)
-		return bce_put(sec, insn.ip, bq_decode, 1, 0, insn.mode, 0);
+		return bce_put(sec, insn.ip, bq_decode, 1, 0, insn.mode, 0, 0);
 
 	slot = bce_slot(sec, nip);
 	if (!slot)
@@ -447,7 +453,7 @@ static int blk_fill(struct ptd_flow *flow, struct pt_block *block,
 	if (next.ninsn + 1 > 0xff || disp != (int16_t)disp)
 		return bce_again(sec, insn.ip, nip, insn.mode);
 	return bce_put(sec, insn.ip, (enum blk_qual)next.qual, next.ninsn + 1,
-	               disp, insn.mode, next.isize);
+	               disp, insn.mode, next.isize, next.bdisp);
 }
 
 /* A truncated instruction at the decision point: decode it through the
@@ -483,7 +489,7 @@ static int blk_cached(struct ptd_flow *flow, struct pt_block *block,
                       struct ptd_fsec *sec)
 {
 	for (;;) {
-		uint32_t *slot = bce_slot(sec, flow->ip);
+		uint64_t *slot = bce_slot(sec, flow->ip);
 		struct bce e;
 		struct ptd_finsn insn;
 		uint64_t nip, ip;
@@ -531,12 +537,8 @@ static int blk_cached(struct ptd_flow *flow, struct pt_block *block,
 				return status;
 			flow->status = status;
 			ip = nip;
-			if (taken) {
-				status = ptd_flow_fetch(flow, &insn);
-				if (status < 0)
-					return status;
-				ip += (uint64_t)(int64_t)insn.disp;
-			}
+			if (taken)
+				ip += (uint64_t)(int64_t)e.bdisp;
 			flow->ip = ip + e.isize;
 			return ptd_flow_after(flow, NULL);
 

@@ -6,7 +6,7 @@
  * one entry per code byte offset, allocated when code in the page is first
  * executed.  An entry holds what the flow decoders need of the instruction
  * at that address (size, class, kind, branch displacement).  The block
- * decoder's cache (block_decoder.c) has 32-bit entries in pages of its own.
+ * decoder's cache (block_decoder.c) has 64-bit entries in pages of its own.
  *
  * The caches belong to one decoder (no sharing, no locks) and are dropped
  * when the image changes (ptd_image_generation()). */
@@ -66,9 +66,9 @@ struct ptd_fsec {
 	int isid;
 	uint32_t npages;
 	struct ptd_fce **pages;
-	/* The block decoder's cache: one 32-bit entry per code byte, in
+	/* The block decoder's cache: one 64-bit entry per code byte, in
 	 * pages like @pages (see block_decoder.c). */
-	uint32_t **bpages;
+	uint64_t **bpages;
 };
 
 /* The memory of one flow decoder. */
