@@ -262,7 +262,7 @@ int ptd_flow_asid(const struct ptd_flow *flow, struct pt_asid *asid,
 /* --- Queries -------------------------------------------------------------- */
 
 /* Make a tick event if the time changed since the last event. */
-static int flow_tick(struct ptd_flow *flow, uint64_t ip)
+int ptd_flow_tick(struct ptd_flow *flow, uint64_t ip)
 {
 	struct pt_event *ev = &flow->event;
 	uint64_t tsc = 0;
@@ -289,25 +289,12 @@ static int flow_tick(struct ptd_flow *flow, uint64_t ip)
 	return 1;
 }
 
-int ptd_flow_cond_branch(struct ptd_flow *flow, int *taken, uint64_t evip)
-{
-	int status = ptd_qsrc_cond(&flow->qs, taken);
-
-	if (status >= 0 && flow->tick) {
-		int err = flow_tick(flow, evip);
-
-		if (err < 0)
-			return err;
-	}
-	return status;
-}
-
 int ptd_flow_indirect_branch(struct ptd_flow *flow, uint64_t *ip, uint64_t evip)
 {
 	int status = ptd_qsrc_indirect(&flow->qs, ip);
 
 	if (status >= 0 && flow->tick) {
-		int err = flow_tick(flow, evip);
+		int err = ptd_flow_tick(flow, evip);
 
 		if (err < 0)
 			return err;
@@ -862,10 +849,8 @@ int ptd_flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
 	return flow_check_ip_event(flow, NULL);
 }
 
-int ptd_flow_after(struct ptd_flow *flow, const struct ptd_finsn *insn)
+int ptd_flow_check_ip_event(struct ptd_flow *flow, const struct ptd_finsn *insn)
 {
-	if (ptd_flow_quiet(flow))
-		return ptd_flow_status(flow, 0);
 	return flow_check_ip_event(flow, insn);
 }
 

@@ -100,15 +100,32 @@ int ptd_flow_exec(struct ptd_flow *flow, const struct ptd_finsn *insn);
 int ptd_flow_exec_pushed(struct ptd_flow *flow, const struct ptd_finsn *insn,
                          int pushed);
 
+/* Make a tick event at @ip if the time changed since the last event:
+ * 1 if made, 0 if not, or a negative error. */
+int ptd_flow_tick(struct ptd_flow *flow, uint64_t ip);
+
 /* Ask for a conditional branch or an indirect branch target (status flags
  * or an error), with a tick event at @evip if the time changed. */
-int ptd_flow_cond_branch(struct ptd_flow *flow, int *taken, uint64_t evip);
+static inline int ptd_flow_cond_branch(struct ptd_flow *flow, int *taken,
+                                       uint64_t evip)
+{
+	int status = ptd_qsrc_cond(&flow->qs, taken);
+
+	if (status >= 0 && flow->tick) {
+		int err = ptd_flow_tick(flow, evip);
+
+		if (err < 0)
+			return err;
+	}
+	return status;
+}
+
 int ptd_flow_indirect_branch(struct ptd_flow *flow, uint64_t *ip,
                              uint64_t evip);
 
-/* The status after the flow moved on to a new IP (by @insn, which may be
- * NULL): events that bind there, or the status flags. */
-int ptd_flow_after(struct ptd_flow *flow, const struct ptd_finsn *insn);
+/* Events that bind to the current IP (after @insn, which may be NULL). */
+int ptd_flow_check_ip_event(struct ptd_flow *flow,
+                            const struct ptd_finsn *insn);
 
 /* Report the pending event in @event (@size bytes) and go on.  Returns
  * status flags or a negative error. */
@@ -135,5 +152,15 @@ static inline int ptd_flow_quiet(const struct ptd_flow *flow)
 /* Inside the IP filter: 1 if @ip would be traced by @filter's ranges. */
 int ptd_flow_filter_check(const struct pt_conf_addr_filter *filter,
                           uint64_t ip);
+
+/* The status after the flow moved on to a new IP (by @insn, which may be
+ * NULL): events that bind there, or the status flags. */
+static inline int ptd_flow_after(struct ptd_flow *flow,
+                                 const struct ptd_finsn *insn)
+{
+	if (ptd_flow_quiet(flow))
+		return ptd_flow_status(flow, 0);
+	return ptd_flow_check_ip_event(flow, insn);
+}
 
 #endif /* PTD_FLOW_FLOW_H */
