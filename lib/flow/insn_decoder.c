@@ -192,6 +192,11 @@ int pt_insn_next(struct pt_insn_decoder *decoder, struct pt_insn *uinsn,
 	insn->truncated = fi.truncated;
 	insn_to_user(uinsn, size, insn);
 
+	/* Most instructions: no event waits, no branch. */
+	if (fi.iclass == ptic_other && ptd_flow_quiet(flow)) {
+		flow->ip = fi.ip + fi.size;
+		return ptd_flow_status(flow, 0);
+	}
 	return ptd_flow_exec(flow, &fi);
 }
 
