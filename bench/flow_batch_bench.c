@@ -25,8 +25,8 @@
  * libipt is absent. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
-#include "libipt_dl.h"
 #include "fb_check.h"
+#include "libipt_dl.h"
 #include "page_dump.h"
 
 #include "ptdecode/ptdecode.h"
@@ -45,8 +45,7 @@
 /* The four decoders. */
 enum { D_PTD_INSN, D_IPT_INSN, D_PTD_BLK, D_IPT_BLK, D_COUNT };
 static const char *const flow_dec_names[D_COUNT] = {
-        "batch insn+time", "libipt insn+time", "batch block",
-        "libipt block"};
+        "batch insn+time", "libipt insn+time", "batch block", "libipt block"};
 
 enum { insn_cap = 4096, block_cap = 1024 };
 

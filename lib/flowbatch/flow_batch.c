@@ -23,20 +23,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A copy of the instruction loop for AVX2 (chosen at run time). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define FB_AVX2 1
+#endif
+
 /* At most this many instructions per run (a run never needs more room than
  * this in the caller's array). */
 enum { fb_max_run = 1024, fb_no_run = 0xffffffffu };
+
+/* What the last instruction of a run is, for the chain loops: something
+ * they leave to the engine, a conditional branch, a direct jump, a direct
+ * call (that pushes its return address, or not: a call to the next
+ * instruction), a near return. */
+enum {
+	fb_fk_engine,
+	fb_fk_cond,
+	fb_fk_jmp,
+	fb_fk_call,
+	fb_fk_call_nopush,
+	fb_fk_ret
+};
 
 struct fb_run {
 	uint64_t ip;
 	/* The IP after the run if it has no branch at its end. */
 	uint64_t next_ip;
-	/* Index of the first offset in the pool, number of instructions. */
+	/* Index of the first IP in the pool, number of instructions. */
 	uint32_t off;
 	uint32_t ninsn;
 	uint8_t mode;
 	/* @term is the last instruction (not ptic_other). */
 	uint8_t has_term;
+	/* How the chain loops take @term (fb_fk_*). */
+	uint8_t fkind;
+	/* The IP of the last instruction; after it; the branch target of a
+	 * direct or conditional branch. */
+	uint64_t end_ip;
+	uint64_t fall_ip;
+	uint64_t tgt_ip;
 	/* The runs that followed this one last (a small successor cache:
 	 * two IPs, e.g. the taken and not-taken side of a conditional
 	 * branch). */
@@ -48,11 +73,14 @@ struct fb_run {
 struct ptd_flow_batch {
 	struct ptd_flow flow;
 	uint64_t err_ip;
+	/* Use fb_chain_insns_avx2(). */
+	int avx2;
 
 	/* The run cache and what it is valid for. */
 	struct fb_run *runs;
 	uint32_t nruns, caprun;
-	uint32_t *offs;
+	/* The IPs of the runs' instructions, run after run. */
+	uint64_t *offs;
 	size_t noffs, capoffs;
 	uint32_t *table; /* run index + 1, 0 for empty */
 	uint32_t tbits;
@@ -61,8 +89,9 @@ struct ptd_flow_batch {
 	uint64_t cache_cr3, cache_vmcs;
 };
 
-struct ptd_flow_batch *ptd_flow_batch_alloc(const struct pt_config *config,
-                                            const struct ptd_time_config *tconfig)
+struct ptd_flow_batch *
+ptd_flow_batch_alloc(const struct pt_config *config,
+                     const struct ptd_time_config *tconfig)
 {
 	struct ptd_flow_batch *dec;
 
@@ -75,6 +104,9 @@ struct ptd_flow_batch *ptd_flow_batch_alloc(const struct pt_config *config,
 		free(dec);
 		return NULL;
 	}
+#ifdef FB_AVX2
+	dec->avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+#endif
 	return dec;
 }
 
@@ -248,7 +280,7 @@ static int fb_reserve(struct ptd_flow_batch *dec)
 	}
 	if (dec->capoffs - dec->noffs < fb_max_run) {
 		size_t cap = dec->capoffs ? dec->capoffs * 2 : 16384;
-		uint32_t *offs = realloc(dec->offs, cap * sizeof(*offs));
+		uint64_t *offs = realloc(dec->offs, cap * sizeof(*offs));
 
 		if (!offs)
 			return -pte_nomem;
@@ -282,7 +314,8 @@ static uint32_t fb_build(struct ptd_flow_batch *dec, uint64_t ip,
 	struct ptd_finsn fi;
 	struct fb_run *run;
 	uint64_t cur = ip;
-	uint32_t *offs, k = 0;
+	uint64_t *offs;
+	uint32_t k = 0;
 
 	if (fb_reserve(dec) < 0)
 		return fb_no_run;
@@ -297,7 +330,7 @@ static uint32_t fb_build(struct ptd_flow_batch *dec, uint64_t ip,
 		    fi.iclass == ptic_unknown)
 			break;
 		sec = fi.sec;
-		offs[k++] = (uint32_t)(cur - ip);
+		offs[k++] = cur;
 		if (fi.iclass != ptic_other) {
 			run->term = fi;
 			if (fi.raw == fi.buf)
@@ -311,6 +344,21 @@ static uint32_t fb_build(struct ptd_flow_batch *dec, uint64_t ip,
 	}
 	if (!k)
 		return fb_no_run;
+	run->end_ip = offs[k - 1];
+	if (run->has_term) {
+		const struct ptd_finsn *t = &run->term;
+
+		run->fall_ip = t->ip + t->size;
+		run->tgt_ip = run->fall_ip + (uint64_t)(int64_t)t->disp;
+		if (t->iclass == ptic_cond_jump)
+			run->fkind = fb_fk_cond;
+		else if (t->iclass == ptic_jump && t->is_direct)
+			run->fkind = fb_fk_jmp;
+		else if (t->iclass == ptic_call && t->is_direct)
+			run->fkind = t->disp ? fb_fk_call : fb_fk_call_nopush;
+		else if (t->iclass == ptic_return)
+			run->fkind = fb_fk_ret;
+	}
 	run->ip = ip;
 	run->next_ip = cur;
 	run->off = (uint32_t)dec->noffs;
@@ -321,28 +369,35 @@ static uint32_t fb_build(struct ptd_flow_batch *dec, uint64_t ip,
 	return dec->nruns++;
 }
 
-/* The run at the current IP: from the successor cache of @prev (a run
- * index or fb_no_run), the hash table, or decoded now. */
-static inline uint32_t fb_run_at(struct ptd_flow_batch *dec, uint32_t prev)
+/* The run at @ip in @mode: from the successor cache of @prev (a run index
+ * or fb_no_run), the hash table, or decoded now. */
+static inline uint32_t fb_next(struct ptd_flow_batch *dec, uint32_t prev,
+                               uint64_t ip, uint8_t mode)
 {
-	const struct ptd_flow *flow = &dec->flow;
-	uint64_t ip = flow->ip;
 	uint32_t idx;
+
+	uint32_t nruns = dec->nruns;
 
 	if (prev != fb_no_run) {
 		struct fb_run *p = &dec->runs[prev];
 
-		if (p->succ_ip[0] == ip && p->succ[0] != fb_no_run &&
-		    dec->runs[p->succ[0]].mode == flow->mode)
+		/* The successors are checked in full: after a flush they may
+		 * name other runs. */
+		if (p->succ_ip[0] == ip && p->succ[0] < nruns &&
+		    dec->runs[p->succ[0]].ip == ip &&
+		    dec->runs[p->succ[0]].mode == mode)
 			return p->succ[0];
-		if (p->succ_ip[1] == ip && p->succ[1] != fb_no_run &&
-		    dec->runs[p->succ[1]].mode == flow->mode)
+		if (p->succ_ip[1] == ip && p->succ[1] < nruns &&
+		    dec->runs[p->succ[1]].ip == ip &&
+		    dec->runs[p->succ[1]].mode == mode)
 			return p->succ[1];
 	}
-	idx = fb_find(dec, ip, (uint8_t)flow->mode);
+	idx = fb_find(dec, ip, mode);
 	if (idx == fb_no_run) {
-		idx = fb_build(dec, ip, flow->mode);
+		idx = fb_build(dec, ip, (enum pt_exec_mode)mode);
 		if (idx == fb_no_run)
+			return idx;
+		if (dec->nruns <= nruns) /* flushed: @prev is gone */
 			return idx;
 	}
 	if (prev != fb_no_run) {
@@ -358,7 +413,11 @@ static inline uint32_t fb_run_at(struct ptd_flow_batch *dec, uint32_t prev)
 	return idx;
 }
 
-/* --- Decoding -------------------------------------------------------------- */
+/* The run at the current IP. */
+static inline uint32_t fb_run_at(struct ptd_flow_batch *dec, uint32_t prev)
+{
+	return fb_next(dec, prev, dec->flow.ip, (uint8_t)dec->flow.mode);
+}
 
 /* The time pt_insn_time() reports now. */
 static inline uint64_t fb_now(struct ptd_flow *flow)
@@ -379,7 +438,7 @@ static inline int fb_exec_term(struct ptd_flow *flow, const struct ptd_finsn *t)
 {
 	int status, taken;
 
-	if (t->iclass != ptic_cond_jump)
+	if (t->iclass != ptic_cond_jump || !ptd_flow_quiet(flow))
 		return ptd_flow_exec(flow, t);
 	flow->ip = t->ip + t->size;
 	status = ptd_qsrc_cond(&flow->qs, &taken);
@@ -393,12 +452,270 @@ static inline int fb_exec_term(struct ptd_flow *flow, const struct ptd_finsn *t)
 	return ptd_flow_after(flow, t);
 }
 
-/* Whether the next instructions may come from the run cache. */
+/* Whether the next instructions may come from the run cache (and their
+ * branches be chained). */
 static inline int fb_fast(const struct ptd_flow *flow)
 {
 	return ptd_flow_quiet(flow) && flow->enabled && !flow->tick &&
 	       !(flow->status & pts_eos);
 }
+
+/* Whether the next run's instructions of class ptic_other may come from
+ * the run cache, its branch going through the engine: while the
+ * instruction-flow engine looks for the branch a synchronous disable
+ * (TIP.PGD) binds to, an instruction of class ptic_other only moves the IP
+ * on (flow.c: flow_at_disabled() never binds to one, and no IP event binds
+ * a ptev_disabled in the instruction decoder).  Anything else pending: one
+ * instruction at a time. */
+static inline int fb_runs_ok(const struct ptd_flow *flow)
+{
+	if (fb_fast(flow))
+		return 1;
+	return flow->process_event && !flow->process_insn &&
+	       flow->event.type == ptev_disabled && !flow->block &&
+	       flow->enabled && !flow->tick;
+}
+
+/* --- Chains of runs --------------------------------------------------------
+ *
+ * While the engine is quiet and the query source's current item is a run of
+ * TNT outcomes, runs that end in a conditional branch, a direct jump or
+ * call or a compressed return need nothing but the next outcome and the
+ * return stack: no event can bind (the engine is quiet and stays so until
+ * the item is used up), and the status after every outcome but the item's
+ * last is 0.  The chain loops take such runs one after the other, using the
+ * outcomes of the item straight from its bit mask, and leave the item's last
+ * outcome (where the next item, an event or a refill comes in) and every
+ * other kind of run to the engine.  fb_chain_end() then brings the engine
+ * and the query source to where ptd_qsrc_cond() would have left them. */
+
+struct fb_chain {
+	const struct ptd_qry_item *it; /* NULL: no TNT item */
+	uint32_t used;                 /* outcomes of @it taken */
+	uint32_t left;                 /* outcomes the chain may take */
+	uint32_t taken;                /* outcomes taken by the chain */
+	uint64_t tsc;                  /* the time now */
+};
+
+static inline void fb_chain_begin(struct ptd_flow_batch *dec,
+                                  struct fb_chain *c)
+{
+	struct ptd_qsrc *qs = &dec->flow.qs;
+
+	c->it = NULL;
+	c->left = 0;
+	c->taken = 0;
+	c->used = qs->used;
+	c->tsc = qs->tsc;
+	if (qs->batch && qs->pos < qs->n &&
+	    qs->items[qs->pos].kind == ptd_qry_item_tnt) {
+		const struct ptd_qry_item *it = &qs->items[qs->pos];
+
+		c->it = it;
+		c->left = it->count - qs->used - 1u;
+		if (qs->sync_known && qs->caplog - qs->nlog < c->left)
+			c->left = (uint32_t)(qs->caplog - qs->nlog);
+	}
+}
+
+/* The next outcome of the chain's item (c->left > 0). */
+static inline int fb_chain_bit(const struct fb_chain *c)
+{
+	return (int)((c->it->value >> (c->it->count - 1u - c->used)) & 1u);
+}
+
+static inline void fb_chain_take(struct fb_chain *c)
+{
+	c->used++;
+	c->left--;
+	c->taken++;
+	c->tsc = c->it->tsc;
+}
+
+static inline void fb_chain_end(struct ptd_flow_batch *dec,
+                                const struct fb_chain *c, uint64_t ip)
+{
+	struct ptd_flow *flow = &dec->flow;
+	struct ptd_qsrc *qs = &flow->qs;
+
+	flow->ip = ip;
+	if (!c->taken)
+		return;
+	if (qs->sync_known) {
+		memset(qs->log + qs->nlog, ptd_qsrc_call_cond, c->taken);
+		qs->nlog += c->taken;
+	}
+	qs->used = (uint8_t)c->used;
+	qs->tsc = c->it->tsc;
+	qs->lost_mtc = c->it->lost_mtc;
+	qs->lost_cyc = c->it->lost_cyc;
+	qs->tsc_status =
+	        (c->it->flags & ptd_qry_item_has_tsc) ? 0 : -pte_no_time;
+	flow->status = 0;
+}
+
+/* Take the branch at the end of run @r in a chain: the IP after it in
+ * *@ip, or 0 if the chain cannot take it. */
+static inline int fb_chain_branch(struct ptd_flow_batch *dec,
+                                  struct fb_chain *c, const struct fb_run *r,
+                                  uint64_t *ip)
+{
+	struct ptd_retstack *rs = &dec->flow.retstack;
+
+	switch (r->fkind) {
+	case fb_fk_cond:
+		if (!c->left)
+			return 0;
+		*ip = fb_chain_bit(c) ? r->tgt_ip : r->fall_ip;
+		fb_chain_take(c);
+		return 1;
+	case fb_fk_jmp:
+		*ip = r->tgt_ip;
+		return 1;
+	case fb_fk_call:
+		ptd_retstack_push(rs, r->fall_ip);
+		*ip = r->tgt_ip;
+		return 1;
+	case fb_fk_call_nopush:
+		*ip = r->tgt_ip;
+		return 1;
+	case fb_fk_ret:
+		if (!c->left || !fb_chain_bit(c) || !rs->count)
+			return 0;
+		fb_chain_take(c);
+		return ptd_retstack_pop(rs, ip) == 0;
+	default:
+		return 0;
+	}
+}
+
+/* Write the instructions of run @r to @ips (and @tscs: time @t, the last
+ * one @tlast). */
+static inline void fb_emit(const struct ptd_flow_batch *dec,
+                           const struct fb_run *r, uint64_t *ips,
+                           uint64_t *tscs, uint64_t t, uint64_t tlast)
+{
+	const uint64_t *src = dec->offs + r->off;
+	uint32_t k = r->ninsn, j;
+
+	for (j = 0; j < k; ++j)
+		ips[j] = src[j];
+	if (tscs) {
+		for (j = 0; j < k; ++j)
+			tscs[j] = t;
+		tscs[k - 1] = tlast;
+	}
+}
+
+/* Runs one after the other from run @idx on, while the engine is quiet:
+ * chained (fb_chain_branch()) where possible, else with the engine's
+ * fb_exec_term().  For each run taken, @emit is called with the run, the
+ * time before and after its branch.  Returns the status of the last run
+ * taken (0 if none) or a negative error (the run that failed is taken);
+ * *@stop is set if the caller must return it (an error, an event, the end
+ * of the trace).  The engine is left at the first run not taken. */
+#define FB_CHAIN_LOOP(ROOM, EMIT)                                              \
+	do {                                                                   \
+		struct ptd_flow *flow_ = &dec->flow;                           \
+		struct fb_chain c_;                                            \
+		uint8_t mode_ = (uint8_t)flow_->mode;                          \
+                                                                               \
+		fb_chain_begin(dec, &c_);                                      \
+		for (;;) {                                                     \
+			const struct fb_run *r = &dec->runs[idx];              \
+			uint64_t t = c_.tsc, tlast, ip;                        \
+                                                                               \
+			if (!(ROOM) || !r->has_term) {                         \
+				fb_chain_end(dec, &c_, r->ip);                 \
+				break;                                         \
+			}                                                      \
+			if (r->fkind && fb_chain_branch(dec, &c_, r, &ip)) {   \
+				tlast = c_.tsc;                                \
+				EMIT;                                          \
+			} else {                                               \
+				fb_chain_end(dec, &c_, r->ip);                 \
+				status = fb_exec_term(flow_, &r->term);        \
+				tlast = fb_now(flow_);                         \
+				EMIT;                                          \
+				if (status < 0) {                              \
+					dec->err_ip = r->term.ip;              \
+					*stop = 1;                             \
+					break;                                 \
+				}                                              \
+				if (status & (pts_event_pending | pts_eos)) {  \
+					*stop = 1;                             \
+					break;                                 \
+				}                                              \
+				if (!fb_fast(flow_) || flow_->mode != mode_)   \
+					break;                                 \
+				fb_chain_begin(dec, &c_);                      \
+				ip = flow_->ip;                                \
+			}                                                      \
+			idx = fb_next(dec, idx, ip, mode_);                    \
+			if (idx == fb_no_run) {                                \
+				/* No run there: the engine steps. */          \
+				fb_chain_end(dec, &c_, ip);                    \
+				break;                                         \
+			}                                                      \
+		}                                                              \
+	} while (0)
+
+/* Instructions of runs from run @idx on into @ips/@tscs from *@cnt up to
+ * @n (see FB_CHAIN_LOOP).  Writing the IPs and times is most of the work:
+ * where the CPU has AVX2, a copy compiled for it (fb_chain_insns_avx2())
+ * writes them 32 bytes at a time. */
+#define FB_CHAIN_INSNS_FN(NAME, ATTR)                                          \
+	ATTR static int NAME(struct ptd_flow_batch *dec, uint32_t idx,         \
+	                     uint64_t *ips, uint64_t *tscs, size_t *cnt,       \
+	                     size_t n, int *stop)                              \
+	{                                                                      \
+		size_t i = *cnt;                                               \
+		int status = 0;                                                \
+                                                                               \
+		*stop = 0;                                                     \
+		FB_CHAIN_LOOP(r->ninsn <= n - i, {                             \
+			fb_emit(dec, r, ips + i, tscs ? tscs + i : NULL, t,    \
+			        tlast);                                        \
+			i += r->ninsn;                                         \
+		});                                                            \
+		*cnt = i;                                                      \
+		return status;                                                 \
+	}
+
+FB_CHAIN_INSNS_FN(fb_chain_insns, )
+
+#ifdef FB_AVX2
+FB_CHAIN_INSNS_FN(fb_chain_insns_avx2, __attribute__((target("avx2"))))
+#endif
+
+/* Blocks of runs from run @idx on into @blocks from *@cnt up to @n (see
+ * FB_CHAIN_LOOP). */
+static int fb_chain_blocks(struct ptd_flow_batch *dec, uint32_t idx,
+                           struct ptd_flow_block *blocks, size_t *cnt, size_t n,
+                           int *stop)
+{
+	size_t i = *cnt;
+	int status = 0;
+
+	*stop = 0;
+	FB_CHAIN_LOOP(i < n, {
+		struct ptd_flow_block *b = &blocks[i++];
+
+		(void)t;
+		b->ip = r->ip;
+		b->end_ip = r->end_ip;
+		b->tsc = tlast;
+		b->ninsn = (uint16_t)r->ninsn;
+		b->iclass = r->term.iclass;
+		b->mode = mode_;
+		b->reserved = 0;
+	});
+	*cnt = i;
+	return status;
+}
+
+/* --- Decoding --------------------------------------------------------------
+ */
 
 /* One instruction as pt_insn_next() does it: *@done is set if it was
  * decoded (and so reported, also with an error after it).  Returns the
@@ -450,18 +767,38 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 	fb_check(dec);
 
 	while (cnt < n) {
-		if (fb_fast(flow)) {
+		if (fb_runs_ok(flow)) {
 			uint32_t idx = fb_run_at(dec, prev);
 
 			prev = fb_no_run;
-			if (idx != fb_no_run && dec->runs[idx].ninsn <= n - cnt) {
+			if (idx != fb_no_run && fb_fast(flow)) {
+				size_t before = cnt;
+				int stop;
+
+#ifdef FB_AVX2
+				if (dec->avx2)
+					status = fb_chain_insns_avx2(
+					        dec, idx, ips, tscs, &cnt, n,
+					        &stop);
+				else
+#endif
+					status = fb_chain_insns(dec, idx, ips,
+					                        tscs, &cnt, n,
+					                        &stop);
+				if (stop)
+					break;
+				if (cnt != before)
+					continue;
+			}
+			if (idx != fb_no_run &&
+			    dec->runs[idx].ninsn <= n - cnt) {
 				const struct fb_run *run = &dec->runs[idx];
-				const uint32_t *offs = dec->offs + run->off;
-				uint64_t base = run->ip, *out = ips + cnt;
+				const uint64_t *src = dec->offs + run->off;
+				uint64_t *out = ips + cnt;
 				uint32_t k = run->ninsn, j;
 
 				for (j = 0; j < k; ++j)
-					out[j] = base + offs[j];
+					out[j] = src[j];
 				if (tscs) {
 					uint64_t t = fb_now(flow);
 
@@ -538,16 +875,27 @@ int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
 
 		if (cnt == n)
 			break;
-		if (fb_fast(flow)) {
+		if (fb_runs_ok(flow)) {
 			uint32_t idx = fb_run_at(dec, prev);
 
 			prev = fb_no_run;
+			if (idx != fb_no_run && !open && fb_fast(flow)) {
+				size_t before = cnt;
+				int stop;
+
+				status = fb_chain_blocks(dec, idx, blocks, &cnt,
+				                         n, &stop);
+				if (stop)
+					break;
+				if (cnt != before)
+					continue;
+			}
 			if (idx != fb_no_run) {
 				const struct fb_run *run = &dec->runs[idx];
 
 				ip = run->ip;
 				k = run->ninsn;
-				end_ip = ip + dec->offs[run->off + k - 1];
+				end_ip = run->end_ip;
 				if (!run->has_term) {
 					flow->ip = run->next_ip;
 					iclass = ptic_other;
@@ -555,8 +903,7 @@ int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
 					closed = 0;
 					status = 0;
 				} else {
-					status = fb_exec_term(flow,
-					                      &run->term);
+					status = fb_exec_term(flow, &run->term);
 					iclass = run->term.iclass;
 					next = 0;
 					closed = 1;

@@ -61,7 +61,8 @@ static int run_insn(const struct pt_config *config, struct pt_image *image,
 
 		status = pt_insn_sync_forward(dec);
 		if (status < 0) {
-			if (status != -pte_eos && (r = rec_add(rs, R_SYNC_ERROR)))
+			if (status != -pte_eos &&
+			    (r = rec_add(rs, R_SYNC_ERROR)))
 				r->code = status;
 			break;
 		}
@@ -132,7 +133,8 @@ static int run_batch(const struct pt_config *config, struct pt_image *image,
 
 		status = ptd_flow_batch_sync_forward(dec);
 		if (status < 0) {
-			if (status != -pte_eos && (r = rec_add(rs, R_SYNC_ERROR)))
+			if (status != -pte_eos &&
+			    (r = rec_add(rs, R_SYNC_ERROR)))
 				r->code = status;
 			break;
 		}
@@ -225,7 +227,8 @@ static int run_blocks(const char *name, const struct pt_config *config,
 				const struct ptd_flow_block *b = &blocks[i];
 				size_t last;
 
-				while (pos < ref->n && ref->r[pos].kind != R_INSN)
+				while (pos < ref->n &&
+				       ref->r[pos].kind != R_INSN)
 					pos++;
 				last = pos + b->ninsn - 1;
 				if (!b->ninsn || last >= ref->n ||
@@ -238,8 +241,8 @@ static int run_blocks(const char *name, const struct pt_config *config,
 					        " at 0x%" PRIx64 "..0x%" PRIx64
 					        " (%u insns) does not match "
 					        "instruction %zu\n",
-					        name, *nblocks, b->ip, b->end_ip,
-					        b->ninsn, pos);
+					        name, *nblocks, b->ip,
+					        b->end_ip, b->ninsn, pos);
 					err = 1;
 					break;
 				}
@@ -300,8 +303,7 @@ static const char *kind_name(int kind)
 }
 
 int fb_check(const char *name, const struct pt_config *config,
-             struct pt_image *image, size_t cap,
-             struct fb_check_result *result)
+             struct pt_image *image, size_t cap, struct fb_check_result *result)
 {
 	struct recs ref, got;
 	size_t i, n;
@@ -323,7 +325,8 @@ int fb_check(const char *name, const struct pt_config *config,
 
 		if (a && b && a->kind == b->kind && a->code == b->code &&
 		    a->a == b->a && a->b == b->b &&
-		    (a->kind != R_EVENT || !memcmp(&a->ev, &b->ev, sizeof(a->ev))))
+		    (a->kind != R_EVENT ||
+		     !memcmp(&a->ev, &b->ev, sizeof(a->ev))))
 			continue;
 		fprintf(stderr,
 		        "%s: result %zu differs: pt_insn_next %s %d 0x%" PRIx64

@@ -43,8 +43,8 @@ static int check_all(const char *name, const struct pt_config *config,
 			printf("ok %s (array size %zu): %" PRIu64
 			       " insns, %" PRIu64 " blocks, %" PRIu64
 			       " events, %" PRIu64 " errors\n",
-			       name, caps[i], res.insns, res.blocks,
-			       res.events, res.errors);
+			       name, caps[i], res.insns, res.blocks, res.events,
+			       res.errors);
 		}
 	}
 	return bad;
@@ -93,7 +93,8 @@ static int corpus(const char *dir)
 		}
 		found++;
 		image = pt_image_alloc(names[i]);
-		if (!image || ptd_image_add_page_dump(image, addr, dump, NULL) < 0) {
+		if (!image ||
+		    ptd_image_add_page_dump(image, addr, dump, NULL) < 0) {
 			fprintf(stderr, "%s: cannot load the page dump\n",
 			        names[i]);
 			pt_image_free(image);
