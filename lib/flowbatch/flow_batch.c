@@ -430,23 +430,63 @@ static inline uint64_t fb_now(struct ptd_flow *flow)
 	return tsc;
 }
 
-/* Take the branch at the end of a run: ptd_flow_exec() on it, with the
- * most frequent case, a conditional branch while the engine is quiet (no
- * tick events in the fast path), inline: flow_proceed()'s conditional branch
- * and ptd_flow_exec()'s status. */
+/* Take the branch at the end of a run: ptd_flow_exec() on it.  While the
+ * engine is quiet and makes no tick events, the frequent branches are
+ * inline: flow_proceed()'s conditional branch, near return (a TNT outcome,
+ * else the indirect branch query) and indirect jump and call, then
+ * ptd_flow_exec()'s status. */
 static inline int fb_exec_term(struct ptd_flow *flow, const struct ptd_finsn *t)
 {
 	int status, taken;
 
-	if (t->iclass != ptic_cond_jump || !ptd_flow_quiet(flow))
+	if (!ptd_flow_quiet(flow) || flow->tick)
 		return ptd_flow_exec(flow, t);
-	flow->ip = t->ip + t->size;
-	status = ptd_qsrc_cond(&flow->qs, &taken);
-	if (status < 0)
-		return status;
-	flow->status = status;
-	if (taken)
-		flow->ip += (uint64_t)(int64_t)t->disp;
+	switch (t->iclass) {
+	case ptic_cond_jump:
+		flow->ip = t->ip + t->size;
+		status = ptd_qsrc_cond(&flow->qs, &taken);
+		if (status < 0)
+			return status;
+		flow->status = status;
+		if (taken)
+			flow->ip += (uint64_t)(int64_t)t->disp;
+		break;
+	case ptic_return:
+		flow->ip = t->ip + t->size;
+		status = ptd_qsrc_cond(&flow->qs, &taken);
+		if (status >= 0) {
+			flow->status = status;
+			if (!taken)
+				return -pte_bad_retcomp;
+			status = ptd_retstack_pop(&flow->retstack, &flow->ip);
+			if (status < 0)
+				return status;
+			break;
+		}
+		status = ptd_qsrc_indirect(&flow->qs, &flow->ip);
+		if (status < 0)
+			return status;
+		flow->status = status;
+		if (status & pts_ip_suppressed)
+			return -pte_noip;
+		break;
+	case ptic_call:
+	case ptic_jump:
+		if (t->is_direct)
+			return ptd_flow_exec(flow, t);
+		flow->ip = t->ip + t->size;
+		if (t->iclass == ptic_call)
+			ptd_retstack_push(&flow->retstack, flow->ip);
+		status = ptd_qsrc_indirect(&flow->qs, &flow->ip);
+		if (status < 0)
+			return status;
+		flow->status = status;
+		if (status & pts_ip_suppressed)
+			return -pte_noip;
+		break;
+	default:
+		return ptd_flow_exec(flow, t);
+	}
 	if (ptd_flow_quiet(flow))
 		return ptd_flow_status(flow, 0);
 	return ptd_flow_after(flow, t);
