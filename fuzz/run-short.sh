@@ -18,7 +18,7 @@ seconds=${1:-60}
 build=${PTD_FUZZ_BUILD:-build-fuzz}
 cc=${PTD_FUZZ_CC:-clang}
 nice_level=${PTD_FUZZ_NICE:-10}
-targets="fuzz_packet fuzz_roundtrip fuzz_query fuzz_ild fuzz_image"
+targets="fuzz_packet fuzz_roundtrip fuzz_query fuzz_ild fuzz_image fuzz_flow"
 
 case $seconds in
 '' | *[!0-9]*)
