@@ -113,6 +113,8 @@ struct bench_opts {
 	/* Time only this decoder (-1: all), only the concatenation. */
 	int only;
 	int large_only;
+	/* Print the ptdecode decoders' checksums and time sums. */
+	int sums;
 	clockid_t clock;
 };
 
@@ -622,6 +624,11 @@ static void bench_input(struct bench *b, const struct input *in)
 		       " indirect, %" PRIu64 " events, %" PRIu64 " errors\n",
 		       ref[DEC_IPT].cond, ref[DEC_IPT].indirect,
 		       ref[DEC_IPT].events, ref[DEC_IPT].errors);
+	if (o->sums)
+		printf("  sums: checksum %016" PRIx64 " time %016" PRIx64
+		       " (batch), %016" PRIx64 " %016" PRIx64 " (ptdecode)\n",
+		       ref[DEC_BATCH].checksum, ref[DEC_BATCH].timesum,
+		       ref[DEC_PTD].checksum, ref[DEC_PTD].timesum);
 	fflush(stdout);
 out:
 	for (int d = 0; d < DEC_COUNT; ++d)
@@ -767,7 +774,8 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 	        "usage: %s [--smoke] [--reps N] [--min-ms N] [--large-mb N] "
-	        "[--corpora DIR] [--large-only] [--only DEC] [--cpu-time]\n"
+	        "[--corpora DIR] [--large-only] [--only DEC] [--cpu-time] "
+	        "[--sums]\n"
 	        "  --smoke       a quick run on a small encoded trace (ctest)\n"
 	        "  --reps N      samples per measurement (default 9)\n"
 	        "  --min-ms N    minimum length of a sample (default 50)\n"
@@ -779,7 +787,9 @@ static void usage(const char *prog)
 	        "clock\n"
 	        "  --only DEC    time only DEC: batch, ptdecode or libipt "
 	        "(for\n"
-	        "                profiles; skips the item-for-item check)\n",
+	        "                profiles; skips the item-for-item check)\n"
+	        "  --sums        print each input's checksum and time sum\n"
+	        "                (to check that a change keeps the results)\n",
 	        prog, PTD_CORPORA_DIR);
 }
 
@@ -828,6 +838,8 @@ int main(int argc, char **argv)
 			o.corpora = argv[++i];
 		} else if (!strcmp(arg, "--cpu-time")) {
 			o.clock = CLOCK_THREAD_CPUTIME_ID;
+		} else if (!strcmp(arg, "--sums")) {
+			o.sums = 1;
 		} else if (!strcmp(arg, "--large-only")) {
 			o.large_only = 1;
 		} else if (!strcmp(arg, "--only") && val) {

@@ -12,6 +12,41 @@
 
 #include <string.h>
 
+/* Skip the packets at @pos that the first byte describes (PAD, TNT-8,
+ * TIP, TIP.PGE, TIP.PGD, FUP and, unless @stop_cyc, one-byte CYC) up to the
+ * first MTC or TSC: ptd_pkt_decode() decodes them from the same table, so
+ * the scans see nothing else in them.  Runs of PAD go 8 bytes at a time.
+ * Sets *@other if a packet other than PAD was skipped.  Only valid while
+ * no PEBS block is open (bip_size 0).  Returns where to decode next. */
+static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
+                                    int stop_cyc, int *other)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (end - pos > 8) {
+		const struct ptd_pkt_fast *f;
+		uint64_t w;
+
+		memcpy(&w, pos, sizeof(w));
+		if (!w) {
+			pos += 8;
+			continue;
+		}
+		f = &ptd_pkt_fast[pos[0]];
+		if (!f->size || f->type == ppt_mtc || f->type == ppt_tsc ||
+		    (stop_cyc && f->type == ppt_cyc))
+			break;
+		if (f->type != ppt_pad)
+			*other = 1;
+		pos += f->size;
+	}
+#else
+	(void)end;
+	(void)stop_cyc;
+	(void)other;
+#endif
+	return pos;
+}
+
 /* A CYC met during the scan. */
 static void ptd_scan_cyc(struct ptd_time_scan *scan, uint64_t cycles)
 {
@@ -82,6 +117,15 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 		uint64_t elapsed;
 		int size;
 
+		if (!state.bip_size) {
+			int other = 0;
+
+			pos = ptd_scan_skip(pos, ahead->end, 1, &other);
+			if (other)
+				after_cyc = 0;
+			if (pos >= ahead->end)
+				break;
+		}
 		size = ptd_pkt_decode(pos, ahead->end, cfg->config, &packet,
 		                      &state);
 		if (size <= 0)
@@ -185,8 +229,13 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 		struct pt_packet packet;
 		struct ptd_mtc_step step;
 		uint64_t ticks, anchor, fc;
-		int size, status;
+		int size, status, other = 0;
 
+		if (!state.bip_size) {
+			pos = ptd_scan_skip(pos, ahead->end, 0, &other);
+			if (pos >= ahead->end)
+				break;
+		}
 		size = ptd_pkt_decode(pos, ahead->end, cfg->config, &packet,
 		                      &state);
 		if (size <= 0)
