@@ -13,15 +13,35 @@ enum { R_SYNC = 1, R_INSN, R_EVENT, R_ERROR, R_SYNC_ERROR };
 struct rec {
 	int kind;
 	int code;
-	uint64_t a, b; /* insn: ip, time; error: offset, ip; sync: offset */
-	struct pt_event ev;
+	uint64_t a, b; /* insn: ip, time; error: offset, ip; sync: offset;
+	                  event: index into recs.ev */
 };
 
 struct recs {
 	struct rec *r;
 	size_t n, cap;
+	struct pt_event *ev;
+	size_t nev, capev;
 	int oom;
 };
+
+/* Room for one more event in @rs: its address, or NULL. */
+static struct pt_event *ev_add(struct recs *rs)
+{
+	if (rs->nev == rs->capev) {
+		size_t cap = rs->capev ? rs->capev * 2 : 1024;
+		struct pt_event *ne = realloc(rs->ev, cap * sizeof(*ne));
+
+		if (!ne) {
+			rs->oom = 1;
+			return NULL;
+		}
+		rs->ev = ne;
+		rs->capev = cap;
+	}
+	memset(&rs->ev[rs->nev], 0, sizeof(rs->ev[0]));
+	return &rs->ev[rs->nev];
+}
 
 static struct rec *rec_add(struct recs *rs, int kind)
 {
@@ -73,15 +93,17 @@ static int run_insn(const struct pt_config *config, struct pt_image *image,
 			struct pt_insn insn;
 
 			while (status & pts_event_pending) {
+				struct pt_event *ev = ev_add(rs);
+
+				if (!ev)
+					break;
+				status = pt_insn_event(dec, ev, sizeof(*ev));
+				if (status < 0)
+					break;
 				r = rec_add(rs, R_EVENT);
 				if (!r)
 					break;
-				status = pt_insn_event(dec, &r->ev,
-				                       sizeof(r->ev));
-				if (status < 0) {
-					rs->n--;
-					break;
-				}
+				r->a = rs->nev++;
 			}
 			if (status < 0 || (status & pts_eos))
 				break;
@@ -145,15 +167,18 @@ static int run_batch(const struct pt_config *config, struct pt_image *image,
 			size_t n = 0, i;
 
 			while (status & pts_event_pending) {
+				struct pt_event *ev = ev_add(rs);
+
+				if (!ev)
+					break;
+				status = ptd_flow_batch_event(dec, ev,
+				                              sizeof(*ev));
+				if (status < 0)
+					break;
 				r = rec_add(rs, R_EVENT);
 				if (!r)
 					break;
-				status = ptd_flow_batch_event(dec, &r->ev,
-				                              sizeof(r->ev));
-				if (status < 0) {
-					rs->n--;
-					break;
-				}
+				r->a = rs->nev++;
 			}
 			if (status < 0 || (status & pts_eos))
 				break;
@@ -316,6 +341,8 @@ int fb_check(const char *name, const struct pt_config *config,
 	    run_batch(config, image, cap, &got) < 0) {
 		free(ref.r);
 		free(got.r);
+		free(ref.ev);
+		free(got.ev);
 		return -1;
 	}
 	n = ref.n > got.n ? ref.n : got.n;
@@ -326,7 +353,7 @@ int fb_check(const char *name, const struct pt_config *config,
 		if (a && b && a->kind == b->kind && a->code == b->code &&
 		    a->a == b->a && a->b == b->b &&
 		    (a->kind != R_EVENT ||
-		     !memcmp(&a->ev, &b->ev, sizeof(a->ev))))
+		     !memcmp(&ref.ev[a->a], &got.ev[b->a], sizeof(ref.ev[0]))))
 			continue;
 		fprintf(stderr,
 		        "%s: result %zu differs: pt_insn_next %s %d 0x%" PRIx64
@@ -354,5 +381,7 @@ int fb_check(const char *name, const struct pt_config *config,
 	}
 	free(ref.r);
 	free(got.r);
+	free(ref.ev);
+	free(got.ev);
 	return bad;
 }
