@@ -511,7 +511,7 @@ int main(int argc, char **argv)
 		int err;
 
 		config_of(&config, &mruby);
-		err = fb_check("mruby", &config, mruby.ptd_image, insn_cap,
+		err = fb_check("mruby", &config, mruby.ptd_image, insn_cap, 0,
 		               &res);
 		printf("check: batch flow = pt_insn_next on mruby: %s (%" PRIu64
 		       " insns, %" PRIu64 " events, %" PRIu64 " errors)\n",

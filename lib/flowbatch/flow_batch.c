@@ -546,7 +546,7 @@ static inline void fb_chain_begin(struct ptd_flow_batch *dec,
 	c->left = 0;
 	c->taken = 0;
 	c->used = qs->used;
-	c->tsc = qs->tsc;
+	c->tsc = fb_now(&dec->flow);
 	if (qs->batch && qs->pos < qs->n &&
 	    qs->items[qs->pos].kind == ptd_qry_item_tnt) {
 		const struct ptd_qry_item *it = &qs->items[qs->pos];
@@ -767,7 +767,8 @@ static int fb_step(struct ptd_flow_batch *dec, struct ptd_finsn *fi, int *done)
 
 	*done = 0;
 	if (!flow->enabled) {
-		dec->err_ip = flow->ip;
+		/* pt_insn_next() reports no instruction (IP 0). */
+		dec->err_ip = 0;
 		if (flow->status & pts_eos)
 			return -pte_eos;
 		return -pte_no_enable;

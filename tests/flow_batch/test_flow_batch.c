@@ -3,14 +3,17 @@
  *
  *	test_flow_batch corpus <libxdc-dir> [quick]
  *	test_flow_batch gen <first-seed> <count> <steps>
+ *	test_flow_batch corrupt <first-seed> <count> <steps>
  *
  * corpus: libxdc's foo, mruby and Unzip traces with their page dumps as the
  * image (exit 77 when absent); gen: code + trace pairs of tests/flow's
- * generator.  Each input is decoded with array sizes 4096, 1 and 7 (so
- * that runs are cut by a full array, too; with quick, 4096 only) and must
- * give the same instructions, times, events, errors and synchronization
- * points as pt_insn_next(), and blocks that are those instructions
- * (fb_check.h). */
+ * generator; corrupt: the same with one to three bytes of each trace
+ * overwritten (decode errors, resynchronization, offsets; at most 20 times
+ * the walk's instructions, as a corrupted trace can loop).  Each input is
+ *decoded with array sizes 4096, 1 and 7 (so that runs are cut by a full array,
+ *too; with quick, 4096 only) and must give the same instructions, times,
+ *events, errors and synchronization points as pt_insn_next(), and blocks that
+ *are those instructions (fb_check.h). */
 #include "fb_check.h"
 #include "flow_gen.h"
 
@@ -24,14 +27,15 @@ static const size_t caps[] = {4096, 1, 7};
 
 /* Check with the array sizes of @caps (only the first with @quick). */
 static int check_all(const char *name, const struct pt_config *config,
-                     struct pt_image *image, int verbose, int quick)
+                     struct pt_image *image, int verbose, int quick,
+                     uint64_t limit)
 {
 	size_t i, ncaps = quick ? 1 : sizeof(caps) / sizeof(caps[0]);
 	int bad = 0;
 
 	for (i = 0; i < ncaps; ++i) {
 		struct fb_check_result res;
-		int err = fb_check(name, config, image, caps[i], &res);
+		int err = fb_check(name, config, image, caps[i], limit, &res);
 
 		if (err < 0) {
 			fprintf(stderr, "%s: cannot set up\n", name);
@@ -107,7 +111,7 @@ static int corpus(const char *dir, int quick)
 		pt_config_init(&config);
 		config.begin = buf;
 		config.end = buf + size;
-		bad |= check_all(names[i], &config, image, 1, quick);
+		bad |= check_all(names[i], &config, image, 1, quick, 0);
 		pt_image_free(image);
 		free(buf);
 	}
@@ -118,7 +122,23 @@ static int corpus(const char *dir, int quick)
 	return bad;
 }
 
-static int gen(uint64_t first, uint64_t count, size_t steps)
+/* Overwrite one to three bytes of @gen's trace, chosen by @seed. */
+static void corrupt(struct flow_gen *g, uint64_t seed)
+{
+	uint64_t x = (seed + 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
+	unsigned n, i;
+
+	if (!g->trace_size)
+		return;
+	x ^= x >> 31;
+	n = 1 + (unsigned)(x % 3);
+	for (i = 0; i < n; ++i) {
+		x = x * 0x94d049bb133111ebull + 0x632be59bd9b4e019ull;
+		g->trace[(x >> 20) % g->trace_size] = (uint8_t)(x >> 48);
+	}
+}
+
+static int gen(uint64_t first, uint64_t count, size_t steps, int bad_trace)
 {
 	uint64_t seed;
 	int bad = 0;
@@ -134,6 +154,8 @@ static int gen(uint64_t first, uint64_t count, size_t steps)
 			        seed);
 			return 1;
 		}
+		if (bad_trace)
+			corrupt(&g, seed);
 		image = pt_image_alloc(NULL);
 		if (!image || ptd_image_add_buffer(image, g.code, g.code_size,
 		                                   NULL, g.base, 0) < 0) {
@@ -150,7 +172,10 @@ static int gen(uint64_t first, uint64_t count, size_t steps)
 		config.cpuid_0x15_eax = g.cpuid_0x15_eax;
 		config.cpuid_0x15_ebx = g.cpuid_0x15_ebx;
 		snprintf(name, sizeof(name), "seed %" PRIu64, seed);
-		bad |= check_all(name, &config, image, 0, 0);
+		/* A corrupted trace may loop: at most 20 times the
+		 * instructions of the walk. */
+		bad |= check_all(name, &config, image, 0, 0,
+		                 bad_trace ? 20 * (uint64_t)steps + 1000 : 0);
 		pt_image_free(image);
 		flow_gen_fini(&g);
 	}
@@ -164,13 +189,15 @@ int main(int argc, char **argv)
 	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "quick"))) &&
 	    !strcmp(argv[1], "corpus"))
 		return corpus(argv[2], argc == 4);
-	if (argc == 5 && !strcmp(argv[1], "gen"))
+	if (argc == 5 &&
+	    (!strcmp(argv[1], "gen") || !strcmp(argv[1], "corrupt")))
 		return gen(strtoull(argv[2], NULL, 0),
 		           strtoull(argv[3], NULL, 0),
-		           (size_t)strtoull(argv[4], NULL, 0));
+		           (size_t)strtoull(argv[4], NULL, 0),
+		           !strcmp(argv[1], "corrupt"));
 	fprintf(stderr,
-	        "usage: %s corpus <libxdc-dir> [quick] | gen <first> <count> "
-	        "<steps>\n",
+	        "usage: %s corpus <libxdc-dir> [quick] | gen|corrupt <first> "
+	        "<count> <steps>\n",
 	        argv[0]);
 	return 2;
 }
