@@ -67,8 +67,8 @@ struct ptd_flow_batch;
 /** One block of ptd_flow_next_blocks(): @ninsn instructions that lie one
  * after the other in memory, from @ip to @end_ip (the IP of the last one).
  * A block ends after a branch of any kind (also a direct jump or call, so
- * that the instructions are contiguous), before an event, at an error, where
- * the code leaves its section, and at 65535 instructions.  So blocks are not
+ * that the instructions are contiguous), before an event, at an error, at
+ * 65535 instructions and where the array is full.  So blocks are not
  * libipt's pt_blk_next() blocks (those follow direct jumps and calls in the
  * block cache, and split where libipt's cache rules say); the instructions,
  * read in order, are pt_insn_next()'s. */
@@ -146,7 +146,7 @@ ptd_flow_batch_get_sync_offset(const struct ptd_flow_batch *dec,
  * error point was decoded (pt_insn_next() would have returned it together
  * with the error) it is the last one written.  ptd_flow_batch_error_ip()
  * gives its IP, or the IP that could not be fetched
- * (-pte_nomap, -pte_bad_insn). */
+ * (-pte_nomap, -pte_bad_insn), or 0 (-pte_no_enable). */
 extern pt_export int ptd_flow_next_insns(struct ptd_flow_batch *dec,
                                          uint64_t *ips, uint64_t *tscs,
                                          size_t n, size_t *count);
@@ -165,7 +165,7 @@ extern pt_export int ptd_flow_batch_event(struct ptd_flow_batch *dec,
 
 /** The IP of the last error returned by ptd_flow_next_insns() or
  * ptd_flow_next_blocks(): the instruction that failed or that could not be
- * fetched.  Returns 0, or -pte_invalid. */
+ * fetched (0 for -pte_no_enable and -pte_eos).  Returns 0, or -pte_invalid. */
 extern pt_export int ptd_flow_batch_error_ip(const struct ptd_flow_batch *dec,
                                              uint64_t *ip);
 
