@@ -267,7 +267,9 @@ static void fb_insert(struct ptd_flow_batch *dec, uint32_t idx)
 /* Room for one more run: 0 or -pte_nomem. */
 static int fb_reserve(struct ptd_flow_batch *dec)
 {
-	if (dec->nruns >= (1u << 20)) /* a bound on memory: start over */
+	/* A bound on memory (about 150 MiB of runs, 128 MiB of IPs): start
+	 * over. */
+	if (dec->nruns >= (1u << 20) || dec->noffs >= ((size_t)1 << 24))
 		fb_flush(dec);
 	if (dec->nruns == dec->caprun) {
 		uint32_t cap = dec->caprun ? dec->caprun * 2 : 256;
