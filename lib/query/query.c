@@ -531,7 +531,14 @@ static int ptd_qry_read_psb_header(struct pt_query_decoder *decoder)
 {
 	ptd_last_ip_init(&decoder->ip);
 	for (;;) {
-		int err = ptd_qry_fetch(decoder);
+		int err;
+
+		/* A PAD changes nothing (neither the packet state nor the
+		 * time): skip runs of them without the general fetch. */
+		while (decoder->config.end - decoder->pos >= 8 &&
+		       !*decoder->pos)
+			decoder->pos = ptd_qry_skip_pad(decoder->pos);
+		err = ptd_qry_fetch(decoder);
 
 		if (err < 0)
 			return err;
