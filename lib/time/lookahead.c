@@ -227,9 +227,8 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 	state = ahead->state;
 	for (pos = ahead->pos; pos < ahead->end;) {
 		struct pt_packet packet;
-		struct ptd_mtc_step step;
 		uint64_t ticks, anchor, fc;
-		int size, status, other = 0;
+		int size, other = 0;
 
 		if (!state.bip_size) {
 			pos = ptd_scan_skip(pos, ahead->end, 0, &other);
@@ -249,13 +248,11 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 		case ppt_mtc:
 			if (have_tsc)
 				break;
-			status = ptd_wall_mtc(&w, cfg, packet.payload.mtc.ctc,
-			                      0, &step);
-			if (status != 0)
-				return 0;
-			ptd_wall_apply_mtc(&w, cfg, packet.payload.mtc.ctc,
-			                   status, &step, 0);
-			mtcs += step.periods;
+			/* @w has its TMA and CTC phase (checked above, and
+			 * nothing here takes them away): ptd_wall_mtc() would
+			 * give 0; only the CTC matters for the scan. */
+			mtcs += ptd_wall_mtc_ctc(&w, cfg,
+			                         packet.payload.mtc.ctc);
 			break;
 
 		case ppt_tsc:

@@ -188,6 +188,15 @@ uint64_t ptd_wall_ticks(const struct ptd_wall *wall,
 int ptd_wall_ctc_at(const struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
                     uint16_t tma_ctc, uint64_t *ticks);
 
+/* The CTC part of ptd_wall_mtc() and ptd_wall_apply_mtc() for an MTC
+ * without a cycle estimate (@elapsed 0), where ptd_wall_mtc() gives 0
+ * (@wall has its CTC phase and is not between a TSC and its TMA, @cfg has
+ * the CTC ratio): moves @wall's CTC on to @payload and returns the MTC
+ * periods it advanced.  @wall's time is not updated (the anchor scan does
+ * not use it, and this leaves out the conversion to TSC ticks). */
+uint64_t ptd_wall_mtc_ctc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
+                          uint8_t payload);
+
 /* Whether the first MTC after a TMA with CTC @tma_ctc, @payload, fits
  * mtc_freq @freq as the very next MTC. */
 int ptd_wall_mtc_follows_tma(uint16_t tma_ctc, uint8_t payload, unsigned freq);

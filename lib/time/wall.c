@@ -174,6 +174,25 @@ int ptd_wall_mtc(const struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
 	return 0;
 }
 
+uint64_t ptd_wall_mtc_ctc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
+                          uint8_t payload)
+{
+	uint32_t freq = cfg->mtc_freq;
+	uint32_t next = (uint32_t)payload << freq;
+	uint64_t wrap, delta, low;
+
+	/* As ptd_wall_step() with @elapsed 0. */
+	wrap = wall->partial ? (UINT64_C(1) << 16)
+	                     : (UINT64_C(1) << (freq + 8));
+	delta = (uint64_t)(next - wall->ctc) & (wrap - 1);
+	low = wall->ctc & ((UINT32_C(1) << freq) - 1);
+	wall->ctc_ticks += delta;
+	wall->ctc = next & ptd_wall_mtc_mask(cfg);
+	wall->partial = 0;
+	wall->have_ctc = 1;
+	return (low + delta) >> freq;
+}
+
 void ptd_wall_apply_mtc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
                         uint8_t payload, int status,
                         const struct ptd_mtc_step *step, uint64_t now)
