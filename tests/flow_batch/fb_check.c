@@ -224,6 +224,71 @@ out:
 	return err;
 }
 
+/* The instruction flow without times (@tscs NULL): the IPs must be @ref's
+ * instructions in order. */
+static int run_ips(const char *name, const struct pt_config *config,
+                   struct pt_image *image, size_t cap, const struct recs *ref)
+{
+	struct ptd_flow_batch *dec = ptd_flow_batch_alloc(config, NULL);
+	uint64_t *ips = malloc(cap * sizeof(*ips));
+	size_t pos = 0;
+	int status, err = -1;
+
+	if (!dec || !ips || ptd_flow_batch_set_image(dec, image) < 0)
+		goto out;
+	err = 0;
+	for (;;) {
+		status = ptd_flow_batch_sync_forward(dec);
+		if (status < 0)
+			break;
+		for (;;) {
+			size_t n = 0, i;
+
+			while (status & pts_event_pending) {
+				struct pt_event ev;
+
+				status = ptd_flow_batch_event(dec, &ev,
+				                              sizeof(ev));
+				if (status < 0)
+					break;
+			}
+			if (status < 0 || (status & pts_eos))
+				break;
+			status = ptd_flow_next_insns(dec, ips, NULL, cap, &n);
+			for (i = 0; i < n && !err; ++i) {
+				while (pos < ref->n &&
+				       ref->r[pos].kind != R_INSN)
+					pos++;
+				if (pos == ref->n || ref->r[pos].a != ips[i]) {
+					fprintf(stderr,
+					        "%s: without times, "
+					        "instruction "
+					        "at result %zu is 0x%" PRIx64
+					        "\n",
+					        name, pos, ips[i]);
+					err = 1;
+				}
+				pos++;
+			}
+			if (err || status < 0) {
+				uint64_t offset;
+
+				if (status < 0 && status != -pte_eos)
+					(void)ptd_flow_batch_get_offset(
+					        dec, &offset);
+				break;
+			}
+		}
+		if (err || status == -pte_eos ||
+		    (status >= 0 && (status & pts_eos)))
+			break;
+	}
+out:
+	ptd_flow_batch_free(dec);
+	free(ips);
+	return err;
+}
+
 /* The blocks: every block's first and last IP must be the instructions at
  * its place in @ref's instruction sequence, and the counts must add up. */
 static int run_blocks(const char *name, const struct pt_config *config,
@@ -399,6 +464,8 @@ int fb_check(const char *name, const struct pt_config *config,
 		int err = run_blocks(name, config, image, cap, &ref,
 		                     &result->blocks);
 
+		if (!err)
+			err = run_ips(name, config, image, cap, &ref);
 		if (err < 0)
 			bad = -1;
 		else if (err)

@@ -18,13 +18,13 @@ struct fb_check_result {
 	uint64_t insns, events, errors, blocks;
 };
 
-/* Decode @config's trace with @image in three ways (pt_insn_next(),
- * ptd_flow_next_insns() with arrays of @cap entries, ptd_flow_next_blocks()
- * with @cap blocks) and compare.  With @limit (0: none), the first two stop
- * after about @limit instructions (a corrupted trace can loop forever over
- * direct branches) and the blocks are not checked then.  Returns 0 if they
- * agree, 1 with a message on stderr (prefixed by @name) if not, -1 if a decoder
- * cannot be set up or memory runs out. */
+/* Decode @config's trace with @image in four ways (pt_insn_next(),
+ * ptd_flow_next_insns() with arrays of @cap entries, with and without
+ * times, ptd_flow_next_blocks() with @cap blocks) and compare.  With @limit (0:
+ * none), the first two stop after about @limit instructions (a corrupted trace
+ * can loop forever over direct branches) and the blocks are not checked then.
+ * Returns 0 if they agree, 1 with a message on stderr (prefixed by @name) if
+ * not, -1 if a decoder cannot be set up or memory runs out. */
 int fb_check(const char *name, const struct pt_config *config,
              struct pt_image *image, size_t cap, uint64_t limit,
              struct fb_check_result *result);

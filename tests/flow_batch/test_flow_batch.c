@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The batch flow decoder against ptdecode's pt_insn_next():
  *
+ *	test_flow_batch api
  *	test_flow_batch corpus <libxdc-dir> [quick]
  *	test_flow_batch gen <first-seed> <count> <steps>
  *	test_flow_batch corrupt <first-seed> <count> <steps>
  *
- * corpus: libxdc's foo, mruby and Unzip traces with their page dumps as the
- * image (exit 77 when absent); gen: code + trace pairs of tests/flow's
- * generator; corrupt: the same with one to three bytes of each trace
- * overwritten (decode errors, resynchronization, offsets; at most 20 times
+ * api: the argument checks.  corpus: libxdc's foo, mruby and Unzip traces with
+ *their page dumps as the image (exit 77 when absent); gen: code + trace pairs
+ *of tests/flow's generator; corrupt: the same with one to three bytes of each
+ *trace overwritten (decode errors, resynchronization, offsets; at most 20 times
  * the walk's instructions, as a corrupted trace can loop).  Each input is
  *decoded with array sizes 4096, 1 and 7 (so that runs are cut by a full array,
  *too; with quick, 4096 only) and must give the same instructions, times,
@@ -184,8 +185,57 @@ static int gen(uint64_t first, uint64_t count, size_t steps, int bad_trace)
 	return bad;
 }
 
+/* The argument checks of the interface. */
+static int api(void)
+{
+	static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	                                0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	                                0x02, 0x82, 0x02, 0x82};
+	struct ptd_flow_batch *dec;
+	struct ptd_flow_block block;
+	struct pt_config config;
+	struct pt_event ev;
+	uint64_t ip = 1, off;
+	size_t count = 5;
+	int bad = 0;
+
+	pt_config_init(&config);
+	config.begin = (uint8_t *)psb;
+	config.end = (uint8_t *)psb + sizeof(psb);
+	bad |= ptd_flow_batch_alloc(NULL, NULL) != NULL;
+	dec = ptd_flow_batch_alloc(&config, NULL);
+	if (!dec) {
+		fprintf(stderr, "api: cannot allocate\n");
+		return 1;
+	}
+	bad |= ptd_flow_next_insns(NULL, &ip, NULL, 1, &count) != -pte_invalid;
+	bad |= ptd_flow_next_insns(dec, NULL, NULL, 1, &count) != -pte_invalid;
+	bad |= ptd_flow_next_insns(dec, &ip, NULL, 1, NULL) != -pte_invalid;
+	bad |= ptd_flow_next_insns(dec, &ip, NULL, 0, &count) != 0 || count;
+	bad |= ptd_flow_next_blocks(dec, NULL, 1, &count) != -pte_invalid;
+	bad |= ptd_flow_next_blocks(dec, &block, 0, &count) != 0 || count;
+	/* Not synchronized: tracing is not enabled. */
+	bad |= ptd_flow_next_insns(dec, &ip, NULL, 1, &count) >= 0 || count;
+	bad |= ptd_flow_batch_event(dec, NULL, sizeof(ev)) != -pte_invalid;
+	bad |= ptd_flow_batch_get_offset(dec, NULL) != -pte_invalid;
+	bad |= ptd_flow_batch_get_sync_offset(NULL, &off) != -pte_invalid;
+	bad |= ptd_flow_batch_error_ip(dec, NULL) != -pte_invalid;
+	bad |= ptd_flow_batch_set_image(NULL, NULL) != -pte_invalid;
+	bad |= ptd_flow_batch_get_image(dec) == NULL;
+	bad |= ptd_flow_batch_sync_forward(NULL) != -pte_invalid;
+	ptd_flow_batch_free(dec);
+	ptd_flow_batch_free(NULL);
+	if (bad)
+		fprintf(stderr, "api: an argument check failed\n");
+	else
+		printf("ok: api\n");
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "api"))
+		return api();
 	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "quick"))) &&
 	    !strcmp(argv[1], "corpus"))
 		return corpus(argv[2], argc == 4);
@@ -196,8 +246,8 @@ int main(int argc, char **argv)
 		           (size_t)strtoull(argv[4], NULL, 0),
 		           !strcmp(argv[1], "corrupt"));
 	fprintf(stderr,
-	        "usage: %s corpus <libxdc-dir> [quick] | gen|corrupt <first> "
-	        "<count> <steps>\n",
+	        "usage: %s api | corpus <libxdc-dir> [quick] | gen|corrupt "
+	        "<first> <count> <steps>\n",
 	        argv[0]);
 	return 2;
 }
