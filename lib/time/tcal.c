@@ -17,9 +17,14 @@ __extension__ typedef unsigned __int128 ptd_u128;
 uint64_t ptd_time_muldiv(uint64_t a, uint64_t b, uint64_t c)
 {
 	ptd_u128 q;
+	uint64_t p;
 
 	if (!c)
 		return UINT64_MAX;
+	/* The product fits in 64 bits nearly always: then a 64-bit division
+	 * gives the same quotient, at a fraction of the 128-bit one's cost. */
+	if (!__builtin_mul_overflow(a, b, &p))
+		return p / c;
 	q = ((ptd_u128)a * b) / c;
 	return (q > UINT64_MAX) ? UINT64_MAX : (uint64_t)q;
 }
