@@ -523,41 +523,65 @@ static inline int fb_runs_ok(const struct ptd_flow *flow)
  * While the engine is quiet and the query source's current item is a run of
  * TNT outcomes, runs that end in a conditional branch, a direct jump or
  * call or a compressed return need nothing but the next outcome and the
- * return stack: no event can bind (the engine is quiet and stays so until
- * the item is used up), and the status after every outcome but the item's
- * last is 0.  The chain loops take such runs one after the other, using the
- * outcomes of the item straight from its bit mask, and leave the item's last
- * outcome (where the next item, an event or a refill comes in) and every
+ * return stack: no event can bind (the engine is quiet and stays so while
+ * no event item comes), and the status after an outcome is 0 unless an
+ * event item follows it.  The chain loops take such runs one after the
+ * other, using the outcomes straight from the items' bit masks and going on
+ * from one TNT item to the next in the buffer; they leave an outcome that
+ * an event item follows, the last item of the buffer (a refill) and every
  * other kind of run to the engine.  fb_chain_end() then brings the engine
  * and the query source to where ptd_qsrc_cond() would have left them. */
 
 struct fb_chain {
-	const struct ptd_qry_item *it; /* NULL: no TNT item */
-	uint32_t used;                 /* outcomes of @it taken */
-	uint32_t left;                 /* outcomes the chain may take */
-	uint32_t taken;                /* outcomes taken by the chain */
-	uint64_t tsc;                  /* the time now */
+	struct ptd_qsrc *qs;
+	const struct ptd_qry_item *it;   /* NULL: no TNT item */
+	const struct ptd_qry_item *last; /* the item of the last outcome */
+	uint32_t pos;                    /* the index of @it */
+	uint32_t used;                   /* outcomes of @it taken */
+	uint32_t left;  /* outcomes of @it the chain may take */
+	uint32_t taken; /* outcomes taken by the chain */
+	size_t logroom; /* outcomes the replay log can take */
+	uint64_t tsc;   /* the time now */
 };
+
+/* Make the item at c->pos (c->used of its outcomes taken) the chain's if it
+ * is a TNT run.  Its last outcome may be taken only if the item after it is
+ * in the buffer and is not an event: then ptd_qsrc_cond() would move on to
+ * it with status 0; otherwise the engine takes it (an event binds, or the
+ * query source refills). */
+static inline void fb_chain_load(struct fb_chain *c)
+{
+	const struct ptd_qsrc *qs = c->qs;
+	const struct ptd_qry_item *it;
+
+	c->it = NULL;
+	c->left = 0;
+	if (c->pos >= qs->n || qs->items[c->pos].kind != ptd_qry_item_tnt)
+		return;
+	it = &qs->items[c->pos];
+	c->it = it;
+	c->left = it->count - c->used;
+	if (c->pos + 1 >= qs->n ||
+	    qs->items[c->pos + 1].kind == ptd_qry_item_event)
+		c->left--;
+}
 
 static inline void fb_chain_begin(struct ptd_flow_batch *dec,
                                   struct fb_chain *c)
 {
 	struct ptd_qsrc *qs = &dec->flow.qs;
 
+	c->qs = qs;
 	c->it = NULL;
+	c->last = NULL;
 	c->left = 0;
 	c->taken = 0;
+	c->pos = qs->pos;
 	c->used = qs->used;
 	c->tsc = fb_now(&dec->flow);
-	if (qs->batch && qs->pos < qs->n &&
-	    qs->items[qs->pos].kind == ptd_qry_item_tnt) {
-		const struct ptd_qry_item *it = &qs->items[qs->pos];
-
-		c->it = it;
-		c->left = it->count - qs->used - 1u;
-		if (qs->sync_known && qs->caplog - qs->nlog < c->left)
-			c->left = (uint32_t)(qs->caplog - qs->nlog);
-	}
+	c->logroom = qs->sync_known ? qs->caplog - qs->nlog : (size_t)-1;
+	if (qs->batch)
+		fb_chain_load(c);
 }
 
 /* The next outcome of the chain's item (c->left > 0). */
@@ -566,12 +590,26 @@ static inline int fb_chain_bit(const struct fb_chain *c)
 	return (int)((c->it->value >> (c->it->count - 1u - c->used)) & 1u);
 }
 
+/* Whether the chain may take an outcome. */
+static inline int fb_chain_can(const struct fb_chain *c)
+{
+	return c->left && c->logroom;
+}
+
 static inline void fb_chain_take(struct fb_chain *c)
 {
+	c->last = c->it;
+	c->tsc = c->it->tsc;
+	c->taken++;
+	c->logroom--;
 	c->used++;
 	c->left--;
-	c->taken++;
-	c->tsc = c->it->tsc;
+	if (c->used == c->it->count) {
+		/* On to the next item (not an event, see fb_chain_load()). */
+		c->pos++;
+		c->used = 0;
+		fb_chain_load(c);
+	}
 }
 
 static inline void fb_chain_end(struct ptd_flow_batch *dec,
@@ -587,12 +625,13 @@ static inline void fb_chain_end(struct ptd_flow_batch *dec,
 		memset(qs->log + qs->nlog, ptd_qsrc_call_cond, c->taken);
 		qs->nlog += c->taken;
 	}
+	qs->pos = c->pos;
 	qs->used = (uint8_t)c->used;
-	qs->tsc = c->it->tsc;
-	qs->lost_mtc = c->it->lost_mtc;
-	qs->lost_cyc = c->it->lost_cyc;
+	qs->tsc = c->last->tsc;
+	qs->lost_mtc = c->last->lost_mtc;
+	qs->lost_cyc = c->last->lost_cyc;
 	qs->tsc_status =
-	        (c->it->flags & ptd_qry_item_has_tsc) ? 0 : -pte_no_time;
+	        (c->last->flags & ptd_qry_item_has_tsc) ? 0 : -pte_no_time;
 	flow->status = 0;
 }
 
@@ -606,7 +645,7 @@ static inline int fb_chain_branch(struct ptd_flow_batch *dec,
 
 	switch (r->fkind) {
 	case fb_fk_cond:
-		if (!c->left)
+		if (!fb_chain_can(c))
 			return 0;
 		*ip = fb_chain_bit(c) ? r->tgt_ip : r->fall_ip;
 		fb_chain_take(c);
@@ -622,7 +661,7 @@ static inline int fb_chain_branch(struct ptd_flow_batch *dec,
 		*ip = r->tgt_ip;
 		return 1;
 	case fb_fk_ret:
-		if (!c->left || !fb_chain_bit(c) || !rs->count)
+		if (!fb_chain_can(c) || !fb_chain_bit(c) || !rs->count)
 			return 0;
 		fb_chain_take(c);
 		return ptd_retstack_pop(rs, ip) == 0;
