@@ -14,36 +14,36 @@
 
 /* Skip the packets at @pos that the first byte describes (PAD, TNT-8,
  * TIP, TIP.PGE, TIP.PGD, FUP and, unless @stop_cyc, one-byte CYC) up to the
- * first MTC or TSC: ptd_pkt_decode() decodes them from the same table, so
- * the scans see nothing else in them.  Runs of PAD go 8 bytes at a time.
- * Sets *@other if a packet other than PAD was skipped.  Only valid while
- * no PEBS block is open (bip_size 0).  Returns where to decode next. */
+ * first MTC or TSC: ptd_pkt_decode() decodes them from the same table (see
+ * ptd_time_cfg.skip), so the scans see nothing else in them.  Runs of PAD
+ * go 8 bytes at a time.  Sets *@other if a packet other than PAD was
+ * skipped.  Only valid while no PEBS block is open (bip_size 0).  Returns
+ * where to decode next. */
 static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
+                                    const struct ptd_time_cfg *cfg,
                                     int stop_cyc, int *other)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	while (end - pos > 8) {
-		const struct ptd_pkt_fast *f;
-		uint64_t w;
+	unsigned stop = stop_cyc ? PTD_SKIP_CYC : 0, seen = 0;
 
-		memcpy(&w, pos, sizeof(w));
-		if (!w) {
-			pos += 8;
-			continue;
+	while (end - pos > 8) {
+		unsigned e = cfg->skip[pos[0]];
+
+		if (!pos[0]) {
+			uint64_t w;
+
+			memcpy(&w, pos, sizeof(w));
+			if (!w) {
+				pos += 8;
+				continue;
+			}
 		}
-		f = &ptd_pkt_fast[pos[0]];
-		if (!f->size || f->type == ppt_mtc || f->type == ppt_tsc ||
-		    (stop_cyc && f->type == ppt_cyc))
+		if (!(e & PTD_SKIP_SIZE) || (e & stop))
 			break;
-		if (f->type != ppt_pad)
-			*other = 1;
-		pos += f->size;
+		seen |= e;
+		pos += e & PTD_SKIP_SIZE;
 	}
-#else
-	(void)end;
-	(void)stop_cyc;
-	(void)other;
-#endif
+	if (seen & PTD_SKIP_OTHER)
+		*other = 1;
 	return pos;
 }
 
@@ -120,7 +120,7 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 		if (!state.bip_size) {
 			int other = 0;
 
-			pos = ptd_scan_skip(pos, ahead->end, 1, &other);
+			pos = ptd_scan_skip(pos, ahead->end, cfg, 1, &other);
 			if (other)
 				after_cyc = 0;
 			if (pos >= ahead->end)
@@ -231,7 +231,7 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 		int size, other = 0;
 
 		if (!state.bip_size) {
-			pos = ptd_scan_skip(pos, ahead->end, 0, &other);
+			pos = ptd_scan_skip(pos, ahead->end, cfg, 0, &other);
 			if (pos >= ahead->end)
 				break;
 		}

@@ -23,6 +23,29 @@
 
 #include <string.h>
 
+/* Fill @cfg->skip from the packet decoder's fast table. */
+static void ptd_time_init_skip(struct ptd_time_cfg *cfg)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (unsigned opc = 0; opc < 256; ++opc) {
+		const struct ptd_pkt_fast *f = &ptd_pkt_fast[opc];
+		uint8_t e;
+
+		if (!f->size || f->size > PTD_SKIP_SIZE || f->type == ppt_mtc ||
+		    f->type == ppt_tsc)
+			continue;
+		e = f->size;
+		if (f->type == ppt_cyc)
+			e |= PTD_SKIP_CYC;
+		if (f->type != ppt_pad)
+			e |= PTD_SKIP_OTHER;
+		cfg->skip[opc] = e;
+	}
+#else
+	(void)cfg;
+#endif
+}
+
 int ptd_time_init(struct ptd_time *time, const struct pt_config *config,
                   const struct ptd_time_config *tconfig)
 {
@@ -57,6 +80,7 @@ int ptd_time_init(struct ptd_time *time, const struct pt_config *config,
 	time->cfg.nom_freq = config->nom_freq;
 	time->cfg.skl168 = config->errata.skl168;
 	time->cfg.opt = opt;
+	ptd_time_init_skip(&time->cfg);
 	ptd_time_reset(time);
 	return 0;
 }

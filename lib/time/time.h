@@ -62,7 +62,19 @@ struct ptd_time_cfg {
 
 	/* The caller's options. */
 	struct ptd_time_config opt;
+
+	/* For the look-ahead scans, by first byte: the size of a packet
+	 * that the first byte fully describes and that ptd_pkt_decode()
+	 * decodes from its fast table (PTD_SKIP_SIZE bits; 0: decode it,
+	 * and so for MTC and TSC), with PTD_SKIP_CYC for a one-byte CYC and
+	 * PTD_SKIP_OTHER for anything but PAD.  All 0 (no skipping) unless
+	 * ptd_time_init() filled it. */
+	uint8_t skip[256];
 };
+
+#define PTD_SKIP_SIZE 0x0f
+#define PTD_SKIP_CYC 0x10
+#define PTD_SKIP_OTHER 0x20
 
 /* Whether crystal-clock values can be converted to TSC ticks. */
 static inline int ptd_time_cfg_has_ctc(const struct ptd_time_cfg *cfg)
