@@ -47,6 +47,22 @@ static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
 	return pos;
 }
 
+/* ptd_pkt_decode() with its first step (the fast table, for MTC, TSC and
+ * CYC here) inline. */
+static inline int ptd_scan_decode(const uint8_t *pos, const uint8_t *end,
+                                  const struct ptd_time_cfg *cfg,
+                                  struct pt_packet *packet,
+                                  struct ptd_pkt_state *state)
+{
+	if (end - pos > 8 && !state->bip_size) {
+		int size = ptd_pkt_decode_fast(pos, packet);
+
+		if (size)
+			return size;
+	}
+	return ptd_pkt_decode(pos, end, cfg->config, packet, state);
+}
+
 /* A CYC met during the scan. */
 static void ptd_scan_cyc(struct ptd_time_scan *scan, uint64_t cycles)
 {
@@ -126,8 +142,7 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 			if (pos >= ahead->end)
 				break;
 		}
-		size = ptd_pkt_decode(pos, ahead->end, cfg->config, &packet,
-		                      &state);
+		size = ptd_scan_decode(pos, ahead->end, cfg, &packet, &state);
 		if (size <= 0)
 			return 0;
 		pos += size;
@@ -235,8 +250,7 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 			if (pos >= ahead->end)
 				break;
 		}
-		size = ptd_pkt_decode(pos, ahead->end, cfg->config, &packet,
-		                      &state);
+		size = ptd_scan_decode(pos, ahead->end, cfg, &packet, &state);
 		if (size <= 0)
 			return 0;
 		pos += size;
