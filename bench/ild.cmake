@@ -4,7 +4,7 @@
 # docs/ild.md).
 add_executable(ild_bench ild_bench.c)
 target_include_directories(ild_bench PRIVATE ${PROJECT_SOURCE_DIR}/lib)
-target_link_libraries(ild_bench PRIVATE ptdecode_static)
+target_link_libraries(ild_bench PRIVATE ptdecode_static ptd_elf_text)
 target_compile_definitions(ild_bench PRIVATE
   PTD_CORPORA_DIR="${PTD_CORPORA_DIR}")
 if(PTD_BUILD_TESTS)

@@ -28,7 +28,8 @@
 
 #include <Zydis/Zydis.h>
 
-#include <elf.h>
+#include "elf_text.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,57 +41,6 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static uint8_t *read_file(const char *path, size_t *size)
-{
-	FILE *file = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	long end;
-
-	if (!file)
-		return NULL;
-	if (fseek(file, 0, SEEK_END) == 0 && (end = ftell(file)) > 0 &&
-	    fseek(file, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)end);
-		if (buf && fread(buf, 1, (size_t)end, file) != (size_t)end) {
-			free(buf);
-			buf = NULL;
-		}
-		*size = (size_t)end;
-	}
-	fclose(file);
-	return buf;
-}
-
-static int find_text(const uint8_t *elf, size_t size, size_t *offset,
-                     size_t *length)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf;
-	const Elf64_Shdr *sh, *strtab;
-	unsigned i;
-
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shentsize != sizeof(*sh) || eh->e_shoff > size ||
-	    (size - eh->e_shoff) / sizeof(*sh) < eh->e_shnum ||
-	    eh->e_shstrndx >= eh->e_shnum)
-		return -1;
-	sh = (const Elf64_Shdr *)(elf + eh->e_shoff);
-	strtab = &sh[eh->e_shstrndx];
-	for (i = 0; i < eh->e_shnum; ++i) {
-		size_t name = strtab->sh_offset + sh[i].sh_name;
-
-		if (name + 6 > size || memcmp(elf + name, ".text", 6) != 0)
-			continue;
-		if (sh[i].sh_offset > size || sh[i].sh_size > size ||
-		    sh[i].sh_offset + sh[i].sh_size > size)
-			return -1;
-		*offset = sh[i].sh_offset;
-		*length = sh[i].sh_size;
-		return 0;
-	}
-	return -1;
 }
 
 enum variant {
@@ -272,7 +222,7 @@ static int flow_share(const char *corpora, unsigned reps, double ild_ns)
 	         corpora);
 	snprintf(dump_path, sizeof(dump_path), "%s/libxdc/mruby/data.dump",
 	         corpora);
-	trace = read_file(trace_path, &size);
+	trace = ptd_read_whole_file(trace_path, &size);
 	if (!trace) {
 		printf("%s not readable: block decoder share skipped\n",
 		       trace_path);
@@ -362,12 +312,12 @@ int main(int argc, char **argv)
 		reps = 1;
 
 	memset(&b, 0, sizeof(b));
-	elf = read_file(path, &size);
+	elf = ptd_read_whole_file(path, &size);
 	if (!elf) {
 		fprintf(stderr, "%s: cannot read; skipped\n", path);
 		return 77;
 	}
-	if (find_text(elf, size, &offset, &b.size) < 0) {
+	if (ptd_elf_find_text(elf, size, &offset, &b.size, NULL) < 0) {
 		fprintf(stderr, "%s: no .text section\n", path);
 		free(elf);
 		return 1;

@@ -18,7 +18,8 @@
 
 #include <Zydis/Zydis.h>
 
-#include <elf.h>
+#include "elf_text.h"
+
 #include <inttypes.h>
 
 /* Where the corpus comes from; PTD_ILD_CORPUS names another ELF file. */
@@ -27,60 +28,6 @@ static const char *corpus_path(void)
 	const char *path = getenv("PTD_ILD_CORPUS");
 
 	return path ? path : "/usr/lib/x86_64-linux-gnu/libc.so.6";
-}
-
-/* Read @path into a malloc'ed buffer; NULL if it cannot be read. */
-static uint8_t *read_file(const char *path, size_t *size)
-{
-	FILE *file = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	long end;
-
-	if (!file)
-		return NULL;
-	if (fseek(file, 0, SEEK_END) == 0 && (end = ftell(file)) > 0 &&
-	    fseek(file, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)end);
-		if (buf && fread(buf, 1, (size_t)end, file) != (size_t)end) {
-			free(buf);
-			buf = NULL;
-		}
-		*size = (size_t)end;
-	}
-	fclose(file);
-	return buf;
-}
-
-/* Find the .text section of the ELF64 image @elf (@size bytes). */
-static int find_text(const uint8_t *elf, size_t size, size_t *offset,
-                     size_t *length, uint64_t *vaddr)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf;
-	const Elf64_Shdr *sh, *strtab;
-	unsigned i;
-
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shentsize != sizeof(*sh) || eh->e_shoff > size ||
-	    (size - eh->e_shoff) / sizeof(*sh) < eh->e_shnum ||
-	    eh->e_shstrndx >= eh->e_shnum)
-		return -1;
-	sh = (const Elf64_Shdr *)(elf + eh->e_shoff);
-	strtab = &sh[eh->e_shstrndx];
-	for (i = 0; i < eh->e_shnum; ++i) {
-		size_t name = strtab->sh_offset + sh[i].sh_name;
-
-		if (name + 6 > size || memcmp(elf + name, ".text", 6) != 0)
-			continue;
-		if (sh[i].sh_offset > size || sh[i].sh_size > size ||
-		    sh[i].sh_offset + sh[i].sh_size > size)
-			return -1;
-		*offset = sh[i].sh_offset;
-		*length = sh[i].sh_size;
-		*vaddr = sh[i].sh_addr;
-		return 0;
-	}
-	return -1;
 }
 
 struct corpus_stats {
@@ -240,13 +187,13 @@ static void test_libc_text(void **state)
 	size_t m;
 
 	(void)state;
-	elf = read_file(corpus_path(), &size);
+	elf = ptd_read_whole_file(corpus_path(), &size);
 	if (!elf) {
 		print_message("%s not readable: corpus check skipped\n",
 		              corpus_path());
 		skip();
 	}
-	if (find_text(elf, size, &offset, &length, &vaddr) < 0) {
+	if (ptd_elf_find_text(elf, size, &offset, &length, &vaddr) < 0) {
 		free(elf);
 		fail_msg("%s: no .text section", corpus_path());
 	}

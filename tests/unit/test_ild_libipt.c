@@ -31,8 +31,9 @@
 
 #include "ild/ild.h"
 
+#include "elf_text.h"
+
 #include <dlfcn.h>
-#include <elf.h>
 #include <inttypes.h>
 
 /* As in tests/support/libipt_dl.c: no RTLD_DEEPBIND under AddressSanitizer
@@ -508,57 +509,6 @@ static void test_kinds(void **state)
 	assert_int_equal(stats.diffs[d_libipt_only], 0);
 }
 
-static uint8_t *read_file(const char *path, size_t *size)
-{
-	FILE *file = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	long end;
-
-	if (!file)
-		return NULL;
-	if (fseek(file, 0, SEEK_END) == 0 && (end = ftell(file)) > 0 &&
-	    fseek(file, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)end);
-		if (buf && fread(buf, 1, (size_t)end, file) != (size_t)end) {
-			free(buf);
-			buf = NULL;
-		}
-		*size = (size_t)end;
-	}
-	fclose(file);
-	return buf;
-}
-
-static int find_text(const uint8_t *elf, size_t size, size_t *offset,
-                     size_t *length)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf;
-	const Elf64_Shdr *sh, *strtab;
-	unsigned i;
-
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shentsize != sizeof(*sh) || eh->e_shoff > size ||
-	    (size - eh->e_shoff) / sizeof(*sh) < eh->e_shnum ||
-	    eh->e_shstrndx >= eh->e_shnum)
-		return -1;
-	sh = (const Elf64_Shdr *)(elf + eh->e_shoff);
-	strtab = &sh[eh->e_shstrndx];
-	for (i = 0; i < eh->e_shnum; ++i) {
-		size_t name = strtab->sh_offset + sh[i].sh_name;
-
-		if (name + 6 > size || memcmp(elf + name, ".text", 6) != 0)
-			continue;
-		if (sh[i].sh_offset > size || sh[i].sh_size > size ||
-		    sh[i].sh_offset + sh[i].sh_size > size)
-			return -1;
-		*offset = sh[i].sh_offset;
-		*length = sh[i].sh_size;
-		return 0;
-	}
-	return -1;
-}
-
 /* Every instruction of libc's .text (PTD_ILD_CORPUS names another file;
  * PTD_ILD_LIBIPT_STEP=n compares every n-th only). */
 static void test_libc(void **state)
@@ -575,12 +525,13 @@ static void test_libc(void **state)
 		skip();
 	if (!path)
 		path = "/usr/lib/x86_64-linux-gnu/libc.so.6";
-	elf = read_file(path, &size);
+	elf = ptd_read_whole_file(path, &size);
 	if (!elf) {
 		print_message("%s not readable: skipped\n", path);
 		skip();
 	}
-	assert_int_equal(find_text(elf, size, &offset, &length), 0);
+	assert_int_equal(ptd_elf_find_text(elf, size, &offset, &length, NULL),
+	                 0);
 	for (pos = 0; pos < length;) {
 		const uint8_t *code = elf + offset + pos;
 		size_t avail = length - pos;
