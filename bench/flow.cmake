@@ -1,7 +1,8 @@
 # The instruction-flow and block decoders against libipt 2.0.5's: the
 # instruction flow with pt_insn_time() after every instruction, and the
 # block flow (see bench/flow_bench.c, docs/benchmarks.md).
-add_executable(flow_bench flow_bench.c ${PROJECT_SOURCE_DIR}/tools/ptxed/page_dump.c)
+add_executable(flow_bench flow_bench.c flow_common.c
+  ${PROJECT_SOURCE_DIR}/tools/ptxed/page_dump.c)
 target_include_directories(flow_bench PRIVATE ${PROJECT_SOURCE_DIR}/tools/ptxed)
 target_link_libraries(flow_bench PRIVATE ptdecode_static ptd_libipt_dl)
 target_compile_definitions(flow_bench PRIVATE

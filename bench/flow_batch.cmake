@@ -1,7 +1,7 @@
 # The batch flow decoder (ptd_flow_next_insns(), ptd_flow_next_blocks())
 # against libipt 2.0.5's pt_insn_next() + pt_insn_time() and pt_blk_next()
 # (see bench/flow_batch_bench.c, docs/flow-batch.md).
-add_executable(flow_batch_bench flow_batch_bench.c
+add_executable(flow_batch_bench flow_batch_bench.c flow_common.c
   ${PROJECT_SOURCE_DIR}/tests/flow_batch/fb_check.c
   ${PROJECT_SOURCE_DIR}/tools/ptxed/page_dump.c)
 target_include_directories(flow_batch_bench PRIVATE

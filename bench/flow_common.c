@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* See flow_common.h. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include "flow_common.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+double flow_now(int cpu_time)
+{
+	struct timespec ts;
+
+	clock_gettime(cpu_time ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC,
+	              &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void flow_config_of(struct pt_config *config, const struct flow_input *in)
+{
+	pt_config_init(config);
+	config->begin = in->buf;
+	config->end = in->buf + in->size;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int flow_bench_input(const struct ptd_libipt *ipt, const struct flow_input *in,
+                     unsigned reps, unsigned mask, flow_run_fn run,
+                     const char *const names[D_COUNT])
+{
+	double *times = calloc((size_t)reps * D_COUNT, sizeof(double));
+	double best[D_COUNT], med[D_COUNT];
+	struct flow_pass first[D_COUNT];
+	unsigned r;
+	int d, bad = 0;
+
+	if (!times) {
+		fprintf(stderr, "out of memory\n");
+		return 1;
+	}
+	memset(first, 0, sizeof(first));
+	for (r = 0; r < reps; ++r) {
+		for (d = 0; d < D_COUNT; ++d) {
+			struct flow_pass p;
+
+			if (!(mask & (1u << d)))
+				continue;
+			if (run(ipt, d, in, &p) < 0) {
+				fprintf(stderr, "%s: %s: cannot set up\n",
+				        in->name, names[d]);
+				free(times);
+				return 1;
+			}
+			if (r == 0)
+				first[d] = p;
+			times[d * reps + r] = p.seconds;
+		}
+	}
+	for (d = 0; d < D_COUNT; ++d) {
+		qsort(times + d * reps, reps, sizeof(double), cmp_double);
+		best[d] = times[d * reps];
+		med[d] = times[d * reps + reps / 2];
+	}
+	free(times);
+
+	for (d = 0; d < D_COUNT; ++d) {
+		const struct flow_pass *p = &first[d];
+
+		if (!(mask & (1u << d)))
+			continue;
+		printf("%-14s %10zu  %-18s %9" PRIu64 " %8" PRIu64 " %5" PRIu64
+		       " %4" PRIu64 " | %8.1f %8.1f | %8.1f %8.1f",
+		       in->name, in->size, names[d], p->insns, p->blocks,
+		       p->events, p->errors, (double)in->size / best[d] / 1e6,
+		       (double)in->size / med[d] / 1e6,
+		       (double)p->insns / best[d] / 1e6,
+		       (double)p->insns / med[d] / 1e6);
+		if (d == D_PTD_INSN || d == D_PTD_BLK)
+			printf(" | %6.1fx %6.1fx\n", best[d + 1] / best[d],
+			       med[d + 1] / med[d]);
+		else
+			printf(" |\n");
+	}
+	if (first[D_PTD_INSN].insns != first[D_IPT_INSN].insns ||
+	    first[D_PTD_BLK].insns != first[D_IPT_BLK].insns ||
+	    (mask == 0xf &&
+	     first[D_PTD_INSN].insns != first[D_PTD_BLK].insns) ||
+	    first[D_PTD_INSN].errors != first[D_IPT_INSN].errors) {
+		printf("%s: the libraries did not do the same work\n",
+		       in->name);
+		bad = 1;
+	}
+	return bad;
+}
+
+static int read_file(const char *path, uint8_t **buf, size_t *size,
+                     size_t limit)
+{
+	struct stat st;
+	FILE *file;
+
+	if (stat(path, &st) != 0)
+		return -1;
+	*size = (size_t)st.st_size;
+	if (limit && *size > limit)
+		*size = limit;
+	*buf = malloc(*size ? *size : 1);
+	file = fopen(path, "rb");
+	if (!*buf || !file || (*size && fread(*buf, *size, 1, file) != 1)) {
+		free(*buf);
+		if (file)
+			fclose(file);
+		return -1;
+	}
+	fclose(file);
+	return 0;
+}
+
+/* Both libraries' images from the page dump runs. */
+static int make_images(const struct ptd_libipt *ipt, struct flow_input *in)
+{
+	size_t i;
+
+	in->ptd_image = pt_image_alloc("mruby");
+	in->ipt_image = ipt->image_alloc("mruby");
+	if (!in->ptd_image || !in->ipt_image)
+		return -1;
+	for (i = 0; i < in->nruns; ++i) {
+		const struct ptxed_page_run *r = &in->runs[i];
+
+		if (pt_image_add_file(in->ptd_image, in->dump, r->offset,
+		                      r->size, NULL, r->vaddr) < 0 ||
+		    ipt->image_add_file(in->ipt_image, in->dump, r->offset,
+		                        r->size, NULL, r->vaddr) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int flow_load_mruby(const struct ptd_libipt *ipt, const char *corpora,
+                    int smoke, struct flow_input *in, char *dump,
+                    size_t dump_size)
+{
+	char path[4096], addr[4096], msg[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/libxdc/mruby/trace", corpora);
+	snprintf(addr, sizeof(addr), "%s/libxdc/mruby/data.addr", corpora);
+	snprintf(dump, dump_size, "%s/libxdc/mruby/data.dump", corpora);
+	memset(in, 0, sizeof(*in));
+	in->name = "mruby";
+	in->dump = dump;
+	if (stat(dump, &st) != 0 ||
+	    read_file(path, &in->buf, &in->size, smoke ? 65536 : 0) < 0) {
+		printf("SKIP: libxdc mruby trace or dump not found in %s\n",
+		       corpora);
+		return 77;
+	}
+	msg[0] = '\0';
+	if (ptxed_page_runs(addr, (uint64_t)st.st_size, &in->runs, &in->nruns,
+	                    msg, sizeof(msg)) < 0 ||
+	    make_images(ipt, in) < 0) {
+		fprintf(stderr, "cannot build the image: %s\n", msg);
+		return 1;
+	}
+	return 0;
+}
+
+void flow_input_free(const struct ptd_libipt *ipt, struct flow_input *in)
+{
+	pt_image_free(in->ptd_image);
+	if (in->ipt_image)
+		ipt->image_free(in->ipt_image);
+	free(in->runs);
+	free(in->buf);
+	memset(in, 0, sizeof(*in));
+}
+
+void flow_print_header(void)
+{
+	printf("%-14s %10s  %-18s %9s %8s %5s %4s | %17s | %17s | %s\n",
+	       "input", "bytes", "decoder", "insns", "blocks", "evts", "errs",
+	       "MB/s best   med", "Minsn/s best  med",
+	       "libipt/ptdecode time best med");
+}
+
+int flow_bench_large(const struct ptd_libipt *ipt,
+                     const struct flow_input *mruby, unsigned large_mb,
+                     unsigned reps, unsigned mask, flow_run_fn run,
+                     const char *const names[D_COUNT])
+{
+	size_t want = (size_t)large_mb << 20, copies, n;
+	struct flow_input large = *mruby;
+	int bad;
+
+	large.name = "mruby x N";
+	copies = (want + mruby->size - 1) / mruby->size;
+	large.size = copies * mruby->size;
+	large.buf = malloc(large.size);
+	if (!large.buf) {
+		fprintf(stderr, "out of memory\n");
+		return 1;
+	}
+	for (n = 0; n < copies; ++n)
+		memcpy(large.buf + n * mruby->size, mruby->buf, mruby->size);
+	bad = flow_bench_input(ipt, &large, reps, mask, run, names);
+	free(large.buf);
+	return bad;
+}
