@@ -108,57 +108,6 @@ static int run_ptd_insn(const struct flow_input *in, struct flow_pass *p)
 	return 0;
 }
 
-static int run_ipt_insn(const struct ptd_libipt *ipt,
-                        const struct flow_input *in, struct flow_pass *p)
-{
-	struct ptd_ipt_insn_decoder *dec;
-	struct pt_config config;
-	int status;
-
-	flow_config_of(&config, in);
-	dec = ipt->insn_alloc_decoder(&config);
-	if (!dec || ipt->insn_set_image(dec, in->ipt_image) < 0) {
-		if (dec)
-			ipt->insn_free_decoder(dec);
-		return -1;
-	}
-	p->seconds = now();
-	for (;;) {
-		status = ipt->insn_sync_forward(dec);
-		if (status < 0)
-			break;
-		for (;;) {
-			struct ptd_ipt_insn insn;
-			uint64_t tsc = 0;
-
-			while (status & pts_event_pending) {
-				struct ptd_ipt_event event;
-
-				status = ipt->insn_event(dec, &event,
-				                         sizeof(event));
-				if (status < 0)
-					break;
-				p->events += 1;
-			}
-			if (status < 0 || (status & pts_eos))
-				break;
-			status = ipt->insn_next(dec, &insn, sizeof(insn));
-			if (status < 0)
-				break;
-			(void)ipt->insn_time(dec, &tsc, NULL, NULL);
-			p->insns += 1;
-			flow_mix(p, insn.ip + tsc);
-		}
-		if (status < 0 && status != -pte_eos)
-			p->errors += 1;
-		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
-			break;
-	}
-	p->seconds = now() - p->seconds;
-	ipt->insn_free_decoder(dec);
-	return 0;
-}
-
 static int run_ptd_blk(const struct flow_input *in, struct flow_pass *p)
 {
 	static struct ptd_flow_block blocks[block_cap];
@@ -211,56 +160,6 @@ static int run_ptd_blk(const struct flow_input *in, struct flow_pass *p)
 	return 0;
 }
 
-static int run_ipt_blk(const struct ptd_libipt *ipt,
-                       const struct flow_input *in, struct flow_pass *p)
-{
-	struct ptd_ipt_blk_decoder *dec;
-	struct pt_config config;
-	int status;
-
-	flow_config_of(&config, in);
-	dec = ipt->blk_alloc_decoder(&config);
-	if (!dec || ipt->blk_set_image(dec, in->ipt_image) < 0) {
-		if (dec)
-			ipt->blk_free_decoder(dec);
-		return -1;
-	}
-	p->seconds = now();
-	for (;;) {
-		status = ipt->blk_sync_forward(dec);
-		if (status < 0)
-			break;
-		for (;;) {
-			struct ptd_ipt_block block;
-
-			while (status & pts_event_pending) {
-				struct ptd_ipt_event event;
-
-				status = ipt->blk_event(dec, &event,
-				                        sizeof(event));
-				if (status < 0)
-					break;
-				p->events += 1;
-			}
-			if (status < 0 || (status & pts_eos))
-				break;
-			status = ipt->blk_next(dec, &block, sizeof(block));
-			if (status < 0)
-				break;
-			p->blocks += 1;
-			p->insns += block.ninsn;
-			flow_mix(p, block.ip);
-		}
-		if (status < 0 && status != -pte_eos)
-			p->errors += 1;
-		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
-			break;
-	}
-	p->seconds = now() - p->seconds;
-	ipt->blk_free_decoder(dec);
-	return 0;
-}
-
 static int run(const struct ptd_libipt *ipt, int which,
                const struct flow_input *in, struct flow_pass *p)
 {
@@ -269,11 +168,11 @@ static int run(const struct ptd_libipt *ipt, int which,
 	case D_PTD_INSN:
 		return run_ptd_insn(in, p);
 	case D_IPT_INSN:
-		return run_ipt_insn(ipt, in, p);
+		return flow_run_ipt_insn(ipt, in, p, use_cpu_time);
 	case D_PTD_BLK:
 		return run_ptd_blk(in, p);
 	default:
-		return run_ipt_blk(ipt, in, p);
+		return flow_run_ipt_blk(ipt, in, p, use_cpu_time);
 	}
 }
 

@@ -54,6 +54,19 @@ double flow_now(int cpu_time);
 /* A configuration for decoding @in's trace. */
 void flow_config_of(struct pt_config *config, const struct flow_input *in);
 
+/* One pass of libipt's instruction-flow decoder over @in into @p (zeroed by
+ * the caller), as ptxed does it: synchronize, drain events, next
+ * instruction and pt_insn_time() (both mixed into the checksum),
+ * resynchronize after an error.  Timed with flow_now(@cpu_time).  Returns 0,
+ * or -1 if the decoder cannot be set up. */
+int flow_run_ipt_insn(const struct ptd_libipt *ipt, const struct flow_input *in,
+                      struct flow_pass *p, int cpu_time);
+
+/* The same with libipt's block decoder (each block's IP mixed into the
+ * checksum). */
+int flow_run_ipt_blk(const struct ptd_libipt *ipt, const struct flow_input *in,
+                     struct flow_pass *p, int cpu_time);
+
 /* Load libxdc's mruby trace from @corpora (at most its first 64 KiB if
  * @smoke) into @in, named "mruby", and build both libraries' images from its
  * page dump; @dump (@dump_size bytes) holds the dump's path while @in is
