@@ -160,22 +160,6 @@ static int run_ptd_blk(const struct flow_input *in, struct flow_pass *p)
 	return 0;
 }
 
-static int run(const struct ptd_libipt *ipt, int which,
-               const struct flow_input *in, struct flow_pass *p)
-{
-	memset(p, 0, sizeof(*p));
-	switch (which) {
-	case D_PTD_INSN:
-		return run_ptd_insn(in, p);
-	case D_IPT_INSN:
-		return flow_run_ipt_insn(ipt, in, p, use_cpu_time);
-	case D_PTD_BLK:
-		return run_ptd_blk(in, p);
-	default:
-		return flow_run_ipt_blk(ipt, in, p, use_cpu_time);
-	}
-}
-
 static void usage(const char *prog)
 {
 	fprintf(stderr,
@@ -191,6 +175,7 @@ int main(int argc, char **argv)
 	char dump[4096], msg[256];
 	struct flow_input mruby;
 	struct ptd_libipt ipt;
+	struct flow_decoders decs;
 	int smoke = 0, bad = 0, check = 1, i;
 
 	for (i = 1; i < argc; ++i) {
@@ -213,6 +198,10 @@ int main(int argc, char **argv)
 	}
 	if (!reps)
 		reps = 1;
+	decs.names = flow_dec_names;
+	decs.ptd_insn = run_ptd_insn;
+	decs.ptd_blk = run_ptd_blk;
+	decs.cpu_time = use_cpu_time;
 	if (ptd_libipt_open(&ipt, msg, sizeof(msg)) < 0) {
 		printf("SKIP: %s\n", msg);
 		return 77;
@@ -242,11 +231,10 @@ int main(int argc, char **argv)
 		if (err)
 			bad = 1;
 	}
-	bad |= flow_bench_input(&ipt, &mruby, smoke ? 1 : reps, 0xf, run,
-	                        flow_dec_names);
+	bad |= flow_bench_input(&ipt, &mruby, smoke ? 1 : reps, 0xf, &decs);
 	if (!smoke)
-		bad |= flow_bench_large(&ipt, &mruby, large_mb, reps, 0xf, run,
-		                        flow_dec_names);
+		bad |= flow_bench_large(&ipt, &mruby, large_mb, reps, 0xf,
+		                        &decs);
 	flow_input_free(&ipt, &mruby);
 	ptd_libipt_close(&ipt);
 	return bad;

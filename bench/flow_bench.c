@@ -147,22 +147,6 @@ static int run_ptd_blk(const struct flow_input *in, struct flow_pass *p)
 	return 0;
 }
 
-static int run(const struct ptd_libipt *ipt, int which,
-               const struct flow_input *in, struct flow_pass *p)
-{
-	memset(p, 0, sizeof(*p));
-	switch (which) {
-	case D_PTD_INSN:
-		return run_ptd_insn(in, p);
-	case D_IPT_INSN:
-		return flow_run_ipt_insn(ipt, in, p, 0);
-	case D_PTD_BLK:
-		return run_ptd_blk(in, p);
-	default:
-		return flow_run_ipt_blk(ipt, in, p, 0);
-	}
-}
-
 static void usage(const char *prog)
 {
 	fprintf(stderr,
@@ -178,6 +162,7 @@ int main(int argc, char **argv)
 	char dump[4096], msg[256];
 	struct flow_input mruby;
 	struct ptd_libipt ipt;
+	struct flow_decoders decs;
 	unsigned mask = 0xf;
 	int smoke = 0, bad = 0, i;
 
@@ -205,6 +190,10 @@ int main(int argc, char **argv)
 	}
 	if (!reps)
 		reps = 1;
+	decs.names = flow_dec_names;
+	decs.ptd_insn = run_ptd_insn;
+	decs.ptd_blk = run_ptd_blk;
+	decs.cpu_time = 0;
 	if (ptd_libipt_open(&ipt, msg, sizeof(msg)) < 0) {
 		printf("SKIP: %s\n", msg);
 		return 77;
@@ -217,11 +206,10 @@ int main(int argc, char **argv)
 	}
 
 	flow_print_header();
-	bad |= flow_bench_input(&ipt, &mruby, smoke ? 1 : reps, mask, run,
-	                        flow_dec_names);
+	bad |= flow_bench_input(&ipt, &mruby, smoke ? 1 : reps, mask, &decs);
 	if (!smoke)
-		bad |= flow_bench_large(&ipt, &mruby, large_mb, reps, mask, run,
-		                        flow_dec_names);
+		bad |= flow_bench_large(&ipt, &mruby, large_mb, reps, mask,
+		                        &decs);
 	flow_input_free(&ipt, &mruby);
 	ptd_libipt_close(&ipt);
 	return bad;

@@ -128,6 +128,22 @@ int flow_run_ipt_blk(const struct ptd_libipt *ipt, const struct flow_input *in,
 	return 0;
 }
 
+static int run(const struct ptd_libipt *ipt, const struct flow_decoders *decs,
+               int which, const struct flow_input *in, struct flow_pass *p)
+{
+	memset(p, 0, sizeof(*p));
+	switch (which) {
+	case D_PTD_INSN:
+		return decs->ptd_insn(in, p);
+	case D_IPT_INSN:
+		return flow_run_ipt_insn(ipt, in, p, decs->cpu_time);
+	case D_PTD_BLK:
+		return decs->ptd_blk(in, p);
+	default:
+		return flow_run_ipt_blk(ipt, in, p, decs->cpu_time);
+	}
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -136,8 +152,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 int flow_bench_input(const struct ptd_libipt *ipt, const struct flow_input *in,
-                     unsigned reps, unsigned mask, flow_run_fn run,
-                     const char *const names[D_COUNT])
+                     unsigned reps, unsigned mask,
+                     const struct flow_decoders *decs)
 {
 	double *times = calloc((size_t)reps * D_COUNT, sizeof(double));
 	double best[D_COUNT], med[D_COUNT];
@@ -156,9 +172,9 @@ int flow_bench_input(const struct ptd_libipt *ipt, const struct flow_input *in,
 
 			if (!(mask & (1u << d)))
 				continue;
-			if (run(ipt, d, in, &p) < 0) {
+			if (run(ipt, decs, d, in, &p) < 0) {
 				fprintf(stderr, "%s: %s: cannot set up\n",
-				        in->name, names[d]);
+				        in->name, decs->names[d]);
 				free(times);
 				return 1;
 			}
@@ -181,7 +197,7 @@ int flow_bench_input(const struct ptd_libipt *ipt, const struct flow_input *in,
 			continue;
 		printf("%-14s %10zu  %-18s %9" PRIu64 " %8" PRIu64 " %5" PRIu64
 		       " %4" PRIu64 " | %8.1f %8.1f | %8.1f %8.1f",
-		       in->name, in->size, names[d], p->insns, p->blocks,
+		       in->name, in->size, decs->names[d], p->insns, p->blocks,
 		       p->events, p->errors, (double)in->size / best[d] / 1e6,
 		       (double)in->size / med[d] / 1e6,
 		       (double)p->insns / best[d] / 1e6,
@@ -297,8 +313,8 @@ void flow_print_header(void)
 
 int flow_bench_large(const struct ptd_libipt *ipt,
                      const struct flow_input *mruby, unsigned large_mb,
-                     unsigned reps, unsigned mask, flow_run_fn run,
-                     const char *const names[D_COUNT])
+                     unsigned reps, unsigned mask,
+                     const struct flow_decoders *decs)
 {
 	size_t want = (size_t)large_mb << 20, copies, n;
 	struct flow_input large = *mruby;
@@ -314,7 +330,7 @@ int flow_bench_large(const struct ptd_libipt *ipt,
 	}
 	for (n = 0; n < copies; ++n)
 		memcpy(large.buf + n * mruby->size, mruby->buf, mruby->size);
-	bad = flow_bench_input(ipt, &large, reps, mask, run, names);
+	bad = flow_bench_input(ipt, &large, reps, mask, decs);
 	free(large.buf);
 	return bad;
 }

@@ -36,10 +36,19 @@ struct flow_input {
 	struct ptd_ipt_image *ipt_image;
 };
 
-/* One pass of decoder @which (D_*) over @in into @p (zeroed first, timed by
- * the callee).  Returns 0, or -1 if the decoder cannot be set up. */
-typedef int (*flow_run_fn)(const struct ptd_libipt *ipt, int which,
-                           const struct flow_input *in, struct flow_pass *p);
+/* One pass of a ptdecode decoder over @in into @p (zeroed by the caller,
+ * timed by the callee).  Returns 0, or -1 if the decoder cannot be set up. */
+typedef int (*flow_ptd_run_fn)(const struct flow_input *in,
+                               struct flow_pass *p);
+
+/* The four decoders of a benchmark: their names (indexed by D_*),
+ * ptdecode's two passes, and libipt's two (flow_run_ipt_insn(),
+ * flow_run_ipt_blk()) timed with flow_now(@cpu_time). */
+struct flow_decoders {
+	const char *const *names;
+	flow_ptd_run_fn ptd_insn, ptd_blk;
+	int cpu_time;
+};
 
 /* Mix @v into @p's checksum. */
 static inline void flow_mix(struct flow_pass *p, uint64_t v)
@@ -82,20 +91,20 @@ void flow_input_free(const struct ptd_libipt *ipt, struct flow_input *in);
 /* Print the table's header line. */
 void flow_print_header(void);
 
-/* Measure @in with the decoders in @mask (bit 1 << D_*) @reps times each,
- * interleaved, with @run, and print a row per decoder (@names[D_*]).
+/* Measure @in with the decoders of @decs in @mask (bit 1 << D_*) @reps
+ * times each, interleaved, and print a row per decoder.
  * Returns 0, or 1 if a decoder cannot be set up or the two libraries did
  * not do the same work. */
 int flow_bench_input(const struct ptd_libipt *ipt, const struct flow_input *in,
-                     unsigned reps, unsigned mask, flow_run_fn run,
-                     const char *const names[D_COUNT]);
+                     unsigned reps, unsigned mask,
+                     const struct flow_decoders *decs);
 
 /* Measure @mruby's trace repeated to at least @large_mb MiB (as "mruby x
  * N", with @mruby's images) like flow_bench_input().  Returns 0 or 1 (also
  * when out of memory). */
 int flow_bench_large(const struct ptd_libipt *ipt,
                      const struct flow_input *mruby, unsigned large_mb,
-                     unsigned reps, unsigned mask, flow_run_fn run,
-                     const char *const names[D_COUNT]);
+                     unsigned reps, unsigned mask,
+                     const struct flow_decoders *decs);
 
 #endif /* PTD_BENCH_FLOW_COMMON_H */
