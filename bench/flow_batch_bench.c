@@ -42,15 +42,6 @@ static const char *const flow_dec_names[D_COUNT] = {
 
 enum { insn_cap = 4096, block_cap = 1024 };
 
-/* Measure the thread's CPU time instead of wall-clock time (--cpu-time:
- * for a shared machine, where other processes take turns on the core). */
-static int use_cpu_time;
-
-static double now(void)
-{
-	return flow_now(use_cpu_time);
-}
-
 static int run_ptd_insn(const struct flow_input *in, struct flow_pass *p)
 {
 	static uint64_t ips[insn_cap], tscs[insn_cap];
@@ -64,7 +55,7 @@ static int run_ptd_insn(const struct flow_input *in, struct flow_pass *p)
 		ptd_flow_batch_free(dec);
 		return -1;
 	}
-	p->seconds = now();
+	p->seconds = flow_now(p->cpu_time);
 	for (;;) {
 		status = ptd_flow_batch_sync_forward(dec);
 		if (status < 0)
@@ -103,7 +94,7 @@ static int run_ptd_insn(const struct flow_input *in, struct flow_pass *p)
 		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
 			break;
 	}
-	p->seconds = now() - p->seconds;
+	p->seconds = flow_now(p->cpu_time) - p->seconds;
 	ptd_flow_batch_free(dec);
 	return 0;
 }
@@ -121,7 +112,7 @@ static int run_ptd_blk(const struct flow_input *in, struct flow_pass *p)
 		ptd_flow_batch_free(dec);
 		return -1;
 	}
-	p->seconds = now();
+	p->seconds = flow_now(p->cpu_time);
 	for (;;) {
 		status = ptd_flow_batch_sync_forward(dec);
 		if (status < 0)
@@ -155,7 +146,7 @@ static int run_ptd_blk(const struct flow_input *in, struct flow_pass *p)
 		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
 			break;
 	}
-	p->seconds = now() - p->seconds;
+	p->seconds = flow_now(p->cpu_time) - p->seconds;
 	ptd_flow_batch_free(dec);
 	return 0;
 }
@@ -176,7 +167,7 @@ int main(int argc, char **argv)
 	struct flow_input mruby;
 	struct ptd_libipt ipt;
 	struct flow_decoders decs;
-	int smoke = 0, bad = 0, check = 1, i;
+	int smoke = 0, bad = 0, check = 1, use_cpu_time = 0, i;
 
 	for (i = 1; i < argc; ++i) {
 		if (!strcmp(argv[i], "--smoke"))

@@ -132,6 +132,7 @@ static int run(const struct ptd_libipt *ipt, const struct flow_decoders *decs,
                int which, const struct flow_input *in, struct flow_pass *p)
 {
 	memset(p, 0, sizeof(*p));
+	p->cpu_time = decs->cpu_time;
 	switch (which) {
 	case D_PTD_INSN:
 		return decs->ptd_insn(in, p);

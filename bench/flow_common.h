@@ -18,10 +18,12 @@
  * ptdecode's and libipt's blocks. */
 enum { D_PTD_INSN, D_IPT_INSN, D_PTD_BLK, D_IPT_BLK, D_COUNT };
 
-/* What one pass did. */
+/* What one pass did.  cpu_time is set by the caller: the pass times itself
+ * with flow_now(cpu_time). */
 struct flow_pass {
 	uint64_t insns, blocks, events, errors, mix;
 	double seconds;
+	int cpu_time;
 };
 
 /* The trace, the image sections and both libraries' images. */
