@@ -3,7 +3,7 @@ set(PTD_DIFF_DIR ${PROJECT_SOURCE_DIR}/tests/diff)
 add_executable(pkt_bench pkt_bench.c ${PTD_DIFF_DIR}/pktgen.c)
 target_include_directories(pkt_bench PRIVATE ${PTD_DIFF_DIR}
   ${PROJECT_SOURCE_DIR}/fuzz)
-target_link_libraries(pkt_bench PRIVATE ptdecode_static ptd_libipt_dl)
+target_link_libraries(pkt_bench PRIVATE ptdecode_static ptd_libipt_dl ptd_elf_text)
 target_compile_definitions(pkt_bench PRIVATE
   PTD_CORPORA_DIR="${PTD_CORPORA_DIR}")
 # The consumer loops (a checksum of every packet's type and size) must cost

@@ -29,6 +29,7 @@
  * ptdecode / libipt of the best and of the median times. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include "elf_text.h"
 #include "libipt_dl.h"
 #include "pkt_equal.h"
 #include "pktgen.h"
@@ -550,46 +551,6 @@ out:
 		free(times[d]);
 }
 
-/* Read a whole file into a new buffer of exactly its size. */
-static int read_file(const char *path, uint8_t **buf, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *data = NULL;
-	size_t cap = 0, len = 0;
-
-	if (!f)
-		return -1;
-	for (;;) {
-		size_t n;
-
-		if (len == cap) {
-			size_t ncap = cap ? 2 * cap : 65536;
-			uint8_t *ndata = realloc(data, ncap);
-
-			if (!ndata)
-				goto fail;
-			data = ndata;
-			cap = ncap;
-		}
-		n = fread(data + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f) || !len)
-		goto fail;
-	fclose(f);
-	/* Keep the buffer as it is: trimming it with realloc() gains nothing
-	 * for a benchmark input. */
-	*buf = data;
-	*size = len;
-	return 0;
-fail:
-	free(data);
-	fclose(f);
-	return -1;
-}
-
 static void print_header(const struct bench_opts *o)
 {
 	printf("%-28s %10s %9s %5s", "input", "bytes", "packets", "errs");
@@ -788,7 +749,8 @@ int main(int argc, char **argv)
 
 		snprintf(path, sizeof(path), "%s/%s", o.corpora,
 		         ptd_corpus_files[i].path);
-		if (read_file(path, &in->buf, &in->size) < 0) {
+		in->buf = ptd_read_whole_file(path, &in->size);
+		if (!in->buf) {
 			printf("skip: %s not found or empty\n", path);
 			continue;
 		}

@@ -43,6 +43,7 @@
  * ctest). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include "elf_text.h"
 #include "libipt_dl.h"
 #include "ptdecode/ptdecode.h"
 
@@ -635,43 +636,6 @@ out:
 		free(times[d]);
 }
 
-static int read_file(const char *path, uint8_t **buf, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *data = NULL;
-	size_t cap = 0, len = 0;
-
-	if (!f)
-		return -1;
-	for (;;) {
-		size_t n;
-
-		if (len == cap) {
-			size_t ncap = cap ? 2 * cap : 65536;
-			uint8_t *ndata = realloc(data, ncap);
-
-			if (!ndata)
-				goto fail;
-			data = ndata;
-			cap = ncap;
-		}
-		n = fread(data + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f) || !len)
-		goto fail;
-	fclose(f);
-	*buf = data;
-	*size = len;
-	return 0;
-fail:
-	free(data);
-	fclose(f);
-	return -1;
-}
-
 /* A small query-level trace for --smoke: PSB+ segments with branches,
  * asynchronous branches and timing. */
 static int make_smoke(struct input *in)
@@ -899,7 +863,8 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%s", o.corpora,
 		         ptd_corpus_files[i].path);
 		memset(in, 0, sizeof(*in));
-		if (read_file(path, &in->buf, &in->size) < 0) {
+		in->buf = ptd_read_whole_file(path, &in->size);
+		if (!in->buf) {
 			fprintf(stderr, "skip: %s not found\n", path);
 			continue;
 		}

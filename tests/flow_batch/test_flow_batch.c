@@ -15,6 +15,7 @@
  *too; with quick, 4096 only) and must give the same instructions, times,
  *events, errors and synchronization points as pt_insn_next(), and blocks that
  *are those instructions (fb_check.h). */
+#include "elf_text.h"
 #include "fb_check.h"
 #include "flow_gen.h"
 
@@ -22,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const size_t caps[] = {4096, 1, 7};
 
@@ -57,27 +57,6 @@ static int check_all(const char *name, const struct pt_config *config,
 	return bad;
 }
 
-static int read_file(const char *path, uint8_t **buf, size_t *size)
-{
-	struct stat st;
-	FILE *file;
-
-	if (stat(path, &st) != 0)
-		return -1;
-	*size = (size_t)st.st_size;
-	*buf = malloc(*size ? *size : 1);
-	file = fopen(path, "rb");
-	if (!*buf || !file || (*size && fread(*buf, *size, 1, file) != 1)) {
-		free(*buf);
-		*buf = NULL;
-		if (file)
-			fclose(file);
-		return -1;
-	}
-	fclose(file);
-	return 0;
-}
-
 static int corpus(const char *dir, int quick)
 {
 	static const char *const names[] = {"foo", "mruby", "Unzip"};
@@ -94,7 +73,8 @@ static int corpus(const char *dir, int quick)
 		snprintf(trace, sizeof(trace), "%s/%s/trace", dir, names[i]);
 		snprintf(addr, sizeof(addr), "%s/%s/data.addr", dir, names[i]);
 		snprintf(dump, sizeof(dump), "%s/%s/data.dump", dir, names[i]);
-		if (read_file(trace, &buf, &size) < 0) {
+		buf = ptd_read_whole_file(trace, &size);
+		if (!buf) {
 			printf("%s: not found\n", trace);
 			continue;
 		}

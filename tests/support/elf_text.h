@@ -1,6 +1,6 @@
-/* Loading a whole file and finding the .text section of an ELF64 image:
- * shared by the programs that decode libc's .text (tests/unit/test_ild_*.c,
- * bench/ild_bench.c). */
+/* Loading a whole file (the benchmarks' and tests' inputs) and finding the
+ * .text section of an ELF64 image (the programs that decode libc's .text:
+ * tests/unit/test_ild_*.c, bench/ild_bench.c). */
 #ifndef PTD_TESTS_ELF_TEXT_H
 #define PTD_TESTS_ELF_TEXT_H
 
