@@ -7,6 +7,9 @@
 #   PTD_FUZZ_BUILD  build directory (default: build-fuzz)
 #   PTD_FUZZ_CC     the compiler, must be clang (default: clang)
 #   PTD_FUZZ_NICE   nice level for the fuzzers (default: 10)
+#   PTD_FUZZ_SEED   libFuzzer's random seed (default: 1, so that a CI run
+#                   makes the same inputs on the same code; 0 lets libFuzzer
+#                   pick one, for exploring)
 #
 # New corpus entries go to a temporary directory, not to fuzz/corpus/.
 # On a failure the input is saved as <build>/fuzz-artifacts/<target>-crash-*
@@ -18,11 +21,18 @@ seconds=${1:-60}
 build=${PTD_FUZZ_BUILD:-build-fuzz}
 cc=${PTD_FUZZ_CC:-clang}
 nice_level=${PTD_FUZZ_NICE:-10}
+seed=${PTD_FUZZ_SEED:-1}
 targets="fuzz_packet fuzz_roundtrip fuzz_query fuzz_ild fuzz_image fuzz_flow"
 
 case $seconds in
 '' | *[!0-9]*)
 	echo "run-short.sh: seconds must be a number, not '$seconds'" >&2
+	exit 2
+	;;
+esac
+case $seed in
+'' | *[!0-9]*)
+	echo "run-short.sh: PTD_FUZZ_SEED must be a number, not '$seed'" >&2
 	exit 2
 	;;
 esac
@@ -51,8 +61,8 @@ status=0
 for t in $targets; do
 	mkdir -p "$work/$t"
 	log="$artifacts/$t.log"
-	echo "== $t: $seconds s"
-	if nice -n "$nice_level" "$build/fuzz/$t" \
+	echo "== $t: $seconds s, seed $seed"
+	if nice -n "$nice_level" "$build/fuzz/$t" -seed="$seed" \
 		-max_total_time="$seconds" -timeout=25 -print_final_stats=1 \
 		-artifact_prefix="$artifacts/$t-" \
 		"$work/$t" "fuzz/corpus/$t" >"$log" 2>&1; then
