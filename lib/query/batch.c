@@ -148,6 +148,70 @@ struct ptd_qry_fres {
 	int suppressed; /* tip: IP suppressed */
 };
 
+/* Whether @byte, outside a PEBS block, is a TNT-8 packet: an even byte
+ * other than PAD (0x00) and the extended opcode (0x02). */
+static inline int ptd_qry_is_tnt8(unsigned byte)
+{
+	return !(byte & 1) && byte > 2;
+}
+
+/* The number of outcomes in the TNT-8 packet @byte (the bits below its stop
+ * bit, bit 0 aside). */
+static inline unsigned ptd_qry_tnt8_size(unsigned byte)
+{
+	return 30u - (unsigned)__builtin_clz(byte);
+}
+
+/* A run of TNT-8 packets (with PAD between them) while the time stands
+ * still: the fast path's loop for the most common packet sequence, one byte
+ * per packet and no packet structure.  @pkt is the TNT-8 at @pos, the next
+ * packet, not taken yet; @it is the open run of outcomes.  As long as the
+ * packet after the one at @pos is another TNT-8 (so the read-ahead after
+ * the one at @pos stops there without error, as the general loop's would),
+ * the one at @pos is taken: its outcomes join @it.  Stops before a packet
+ * whose outcomes do not fit into @it, at any other packet, and at the last
+ * 16 bytes of the buffer (@limit); returns the position of the TNT-8 that
+ * is next then, with @pkt describing it. */
+static inline const uint8_t *ptd_qry_tnt8_run(const uint8_t *pos,
+                                             const uint8_t *limit,
+                                             struct ptd_qry_item *it,
+                                             struct pt_packet *pkt)
+{
+	const uint8_t *const start = pos;
+	const uint8_t *next = pos + 1;
+	unsigned byte = pos[0];
+	unsigned count = it->count;
+	uint64_t value = it->value;
+
+	while (next < limit) {
+		unsigned nbyte = next[0], size;
+
+		if (!nbyte) {
+			next = ptd_qry_skip_pad(next);
+			continue;
+		}
+		if (!ptd_qry_is_tnt8(nbyte))
+			break;
+		size = ptd_qry_tnt8_size(byte);
+		if (count + size > 64)
+			break;
+		value = (value << size) | ((byte >> 1) & ((1u << size) - 1));
+		count += size;
+		pos = next;
+		byte = nbyte;
+		next = pos + 1;
+	}
+	if (pos != start) {
+		unsigned size = ptd_qry_tnt8_size(byte);
+
+		it->value = value;
+		it->count = (uint8_t)count;
+		pkt->payload.tnt.bit_size = (uint8_t)size;
+		pkt->payload.tnt.payload = (byte >> 1) & ((1u << size) - 1);
+	}
+	return pos;
+}
+
 /* Run fast steps from decoder->next (ptd_qry_fast_ok() holds and the
  * packet is of a ptd_qry_fast_type()) as long as they last: take the
  * packet, read ahead over PAD and timing packets to the next one, emit the
@@ -326,6 +390,9 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 		/* A run stays open only while the time does not change. */
 		if (call->dirty)
 			call->run_open = 0;
+		else if (call->run_open && pkt->type == ppt_tnt_8)
+			pos = ptd_qry_tnt8_run(pos, limit, &items[call->count - 1],
+			                       pkt);
 		continue;
 
 	generic:
