@@ -173,9 +173,9 @@ static inline unsigned ptd_qry_tnt8_size(unsigned byte)
  * 16 bytes of the buffer (@limit); returns the position of the TNT-8 that
  * is next then, with @pkt describing it. */
 static inline const uint8_t *ptd_qry_tnt8_run(const uint8_t *pos,
-                                             const uint8_t *limit,
-                                             struct ptd_qry_item *it,
-                                             struct pt_packet *pkt)
+                                              const uint8_t *limit,
+                                              struct ptd_qry_item *it,
+                                              struct pt_packet *pkt)
 {
 	const uint8_t *const start = pos;
 	const uint8_t *next = pos + 1;
@@ -391,8 +391,8 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 		if (call->dirty)
 			call->run_open = 0;
 		else if (call->run_open && pkt->type == ppt_tnt_8)
-			pos = ptd_qry_tnt8_run(pos, limit, &items[call->count - 1],
-			                       pkt);
+			pos = ptd_qry_tnt8_run(pos, limit,
+			                       &items[call->count - 1], pkt);
 		continue;
 
 	generic:
