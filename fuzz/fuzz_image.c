@@ -151,8 +151,7 @@ struct fi_state {
 
 /* A buffer with the bytes of section @id (kept until the end: borrowed
  * buffers must outlive their sections). */
-static const uint8_t *fi_buffer(struct fi_state *st, unsigned id,
-                                uint64_t size)
+static const uint8_t *fi_buffer(struct fi_state *st, unsigned id, uint64_t size)
 {
 	uint8_t *buf = fuzz_alloc((size_t)size);
 	uint64_t i;
@@ -205,7 +204,8 @@ static void fi_lookup(struct fi_state *st, unsigned k, unsigned asid,
 			p = fi_model_find(&st->model[k], asid, at[j]);
 			FUZZ_CHECK(p && p->id == want->id &&
 			                   msec.begin[at[j] - msec.vaddr] ==
-			                           fi_byte(p->id, at[j] - p->start),
+			                           fi_byte(p->id,
+			                                   at[j] - p->start),
 			           "window byte at %llx",
 			           (unsigned long long)at[j]);
 		}
@@ -326,8 +326,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		default: /* lookups */
 			for (i = 0; i < 4; ++i)
 				fi_lookup(st, k, (asid + i) & 3,
-				          0x1000 + (((uint64_t)a1 << 2) |
-				                    (a2 & 3)) +
+				          0x1000 +
+				                  (((uint64_t)a1 << 2) |
+				                   (a2 & 3)) +
 				                  (uint64_t)i * a3);
 			break;
 		}

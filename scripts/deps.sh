@@ -3,7 +3,7 @@
 # Runs apt-get as root (directly, or through sudo when available).
 set -eu
 
-packages="build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev \
+packages="build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev \
 libcmocka-dev libipt-dev libzydis-dev nasm python3"
 
 missing=""

@@ -1466,11 +1466,9 @@ extern pt_export const char *pt_image_name(const struct pt_image *image);
  * empty one is kept but never found.  Returns 0 or: -pte_invalid for a NULL
  * @image or @filename, a file that does not exist, or an @offset at or
  * beyond the end of the file; -pte_nomem. */
-extern pt_export int pt_image_add_file(struct pt_image *image,
-                                       const char *filename, uint64_t offset,
-                                       uint64_t size,
-                                       const struct pt_asid *asid,
-                                       uint64_t vaddr);
+extern pt_export int
+pt_image_add_file(struct pt_image *image, const char *filename, uint64_t offset,
+                  uint64_t size, const struct pt_asid *asid, uint64_t vaddr);
 
 /** Add the section @isid of @iscache to @image in address space @asid, at
  * the address it has in @iscache, by the rules of pt_image_add_file().  The
@@ -1554,7 +1552,8 @@ enum pt_insn_class {
 	/** PTWRITE. */
 	ptic_ptwrite,
 	/** An indirect transfer that fits none of the above (libipt >= 2.1;
-	 * see docs/compatibility.md for which instructions ptdecode puts here). */
+	 * see docs/compatibility.md for which instructions ptdecode puts here).
+	 */
 	ptic_indirect
 };
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Traced image extensions: images and section caches filled from memory buffers (JIT code, memory dumps), and loaders for common dump formats.
+ * Traced image extensions: images and section caches filled from memory buffers
+ * (JIT code, memory dumps), and loaders for common dump formats.
  *
  * Part of ptdecode's extensions (include <ptdecode/ptdecode.h>).  Everything
  * here has the ptd_ prefix; a negative return value is a negated

@@ -49,11 +49,11 @@ enum ptd_ild_kind {
  * extended rel8/rel16/rel32 of a direct branch (0 otherwise); the target is
  * ptd_ild_branch_target(). */
 struct ptd_ild {
-	uint8_t size;       /* length in bytes, 1..15 */
-	uint8_t iclass;     /* enum pt_insn_class */
-	uint8_t kind;       /* enum ptd_ild_kind */
-	uint8_t is_direct;  /* branch with the target in the instruction */
-	int32_t disp;       /* near relative branch: ip + size + disp */
+	uint8_t size;      /* length in bytes, 1..15 */
+	uint8_t iclass;    /* enum pt_insn_class */
+	uint8_t kind;      /* enum ptd_ild_kind */
+	uint8_t is_direct; /* branch with the target in the instruction */
+	int32_t disp;      /* near relative branch: ip + size + disp */
 };
 
 /* The target of the direct branch @insn at @ip: ip + size + disp in 64-bit
@@ -63,7 +63,7 @@ struct ptd_ild {
  * code segment's base is not known, so neither we nor libipt wrap.  (In
  * 64-bit mode, 0x66 does not shorten a near branch on Intel CPUs: rel32.) */
 static inline uint64_t ptd_ild_branch_target(const struct ptd_ild *insn,
-					     uint64_t ip)
+                                             uint64_t ip)
 {
 	return ip + insn->size + (uint64_t)(int64_t)insn->disp;
 }
@@ -83,13 +83,13 @@ void ptd_ild_free(struct ptd_ild_ctx *ctx);
  * with @avail bytes gives the same result with more, and none with fewer
  * than its size.  @insn is not written on errors. */
 int ptd_ild_decode(struct ptd_ild_ctx *ctx, struct ptd_ild *insn,
-		   const uint8_t *code, size_t avail, enum pt_exec_mode mode);
+                   const uint8_t *code, size_t avail, enum pt_exec_mode mode);
 
 /* Write the disassembly of the instruction at @code (at address @ip) as a
  * NUL-terminated line into @buffer (Intel syntax; AT&T if @att).  Returns
  * 0, -pte_bad_insn, or -pte_invalid (also when @size is too small). */
 int ptd_ild_format(struct ptd_ild_ctx *ctx, char *buffer, size_t size,
-		   const uint8_t *code, size_t avail, enum pt_exec_mode mode,
-		   uint64_t ip, int att);
+                   const uint8_t *code, size_t avail, enum pt_exec_mode mode,
+                   uint64_t ip, int att);
 
 #endif /* PTD_ILD_H */

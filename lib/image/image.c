@@ -145,9 +145,9 @@ int ptd_image_add_section(struct pt_image *image, struct ptd_section *sec,
 		if (e->sec->vaddr < sec->vaddr) {
 			pieces[npieces] = *e;
 			pieces[npieces].data = NULL;
-			errcode = ptd_section_new_view(&pieces[npieces].sec,
-			                               e->sec, e->sec->vaddr,
-			                               sec->vaddr - e->sec->vaddr);
+			errcode = ptd_section_new_view(
+			        &pieces[npieces].sec, e->sec, e->sec->vaddr,
+			        sec->vaddr - e->sec->vaddr);
 			npieces += errcode >= 0;
 		}
 		if (errcode >= 0 && end < ptd_sec_end(e->sec)) {
@@ -213,8 +213,8 @@ int pt_image_add_file(struct pt_image *image, const char *filename,
 	if (!image || !filename)
 		return -pte_invalid;
 	ptd_asid_from_user(&asid, uasid);
-	errcode = ptd_section_new_file(&sec, filename, offset, size, vaddr,
-	                               NULL);
+	errcode =
+	        ptd_section_new_file(&sec, filename, offset, size, vaddr, NULL);
 	if (errcode < 0)
 		return errcode;
 	errcode = ptd_image_add_section(image, sec, &asid, 0);
@@ -223,9 +223,8 @@ int pt_image_add_file(struct pt_image *image, const char *filename,
 	return errcode;
 }
 
-int ptd_image_add_buffer(struct pt_image *image, const void *buf,
-                         uint64_t size, const struct pt_asid *uasid,
-                         uint64_t vaddr, int copy)
+int ptd_image_add_buffer(struct pt_image *image, const void *buf, uint64_t size,
+                         const struct pt_asid *uasid, uint64_t vaddr, int copy)
 {
 	struct ptd_section *sec;
 	struct pt_asid asid;
@@ -341,8 +340,7 @@ int pt_image_remove_by_filename(struct pt_image *image, const char *filename,
 	return ptd_image_remove(image, filename, &asid);
 }
 
-int pt_image_remove_by_asid(struct pt_image *image,
-                            const struct pt_asid *uasid)
+int pt_image_remove_by_asid(struct pt_image *image, const struct pt_asid *uasid)
 {
 	struct pt_asid asid;
 
@@ -398,8 +396,7 @@ static int ptd_image_sort(struct pt_image *image)
 	if (image->index_capacity < image->count) {
 		struct ptd_image_key *index;
 
-		index = realloc(image->index,
-		                image->capacity * sizeof(*index));
+		index = realloc(image->index, image->capacity * sizeof(*index));
 		if (!index)
 			return -pte_nomem;
 		image->index = index;
@@ -454,7 +451,8 @@ static size_t ptd_image_bsearch(const struct pt_image *image,
 
 		if (!e->size)
 			continue;
-		if (vaddr - e->vaddr < e->size && ptd_asid_match(&e->asid, asid))
+		if (vaddr - e->vaddr < e->size &&
+		    ptd_asid_match(&e->asid, asid))
 			return pos;
 		break;
 	}
@@ -601,9 +599,8 @@ int ptd_image_read(struct pt_image *image, int *isid, uint8_t *buffer,
 	return size;
 }
 
-int ptd_image_read_memory(struct pt_image *image, uint8_t *buffer,
-                          size_t size, const struct pt_asid *asid,
-                          uint64_t vaddr)
+int ptd_image_read_memory(struct pt_image *image, uint8_t *buffer, size_t size,
+                          const struct pt_asid *asid, uint64_t vaddr)
 {
 	struct ptd_msec msec;
 	uint64_t delta;

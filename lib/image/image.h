@@ -42,7 +42,7 @@ struct ptd_msec {
  * for NULL arguments, or another error from mapping the file
  * (-pte_bad_file, -pte_nomem). */
 int ptd_image_find(struct pt_image *image, struct ptd_msec *msec,
-		   const struct pt_asid *asid, uint64_t vaddr);
+                   const struct pt_asid *asid, uint64_t vaddr);
 
 /* Read up to @size bytes at @vaddr in @asid into @buffer: from the section
  * holding @vaddr (not beyond its end), or else through the image's
@@ -50,7 +50,7 @@ int ptd_image_find(struct pt_image *image, struct ptd_msec *msec,
  * callback).  Returns the number of bytes read (> 0), -pte_nomap, or
  * another negative error. */
 int ptd_image_read(struct pt_image *image, int *isid, uint8_t *buffer,
-		   uint16_t size, const struct pt_asid *asid, uint64_t vaddr);
+                   uint16_t size, const struct pt_asid *asid, uint64_t vaddr);
 
 /* A number that changes whenever @image changes (a section added or
  * removed, the callback set), so that a decoder can tell when the sections
@@ -65,6 +65,6 @@ uint64_t ptd_image_generation(const struct pt_image *image);
  * than one of them. */
 void *ptd_section_cache(const struct ptd_section *section);
 int ptd_section_set_cache(struct ptd_section *section, void *cache,
-			  void (*free_cache)(void *cache));
+                          void (*free_cache)(void *cache));
 
 #endif /* PTD_IMAGE_H_INTERNAL */

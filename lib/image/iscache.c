@@ -63,8 +63,7 @@ void pt_iscache_free(struct pt_image_section_cache *iscache)
 	ptd_iscache_core_put(core);
 }
 
-int pt_iscache_set_limit(struct pt_image_section_cache *iscache,
-                         uint64_t limit)
+int pt_iscache_set_limit(struct pt_image_section_cache *iscache, uint64_t limit)
 {
 	struct ptd_iscache_core *core;
 
@@ -92,7 +91,8 @@ static int ptd_iscache_append(struct pt_image_section_cache *iscache,
 	if (iscache->count >= (size_t)INT_MAX)
 		return -pte_nomem;
 	if (iscache->count == iscache->capacity) {
-		size_t capacity = iscache->capacity ? 2 * iscache->capacity : 16;
+		size_t capacity =
+		        iscache->capacity ? 2 * iscache->capacity : 16;
 		struct ptd_section **sections;
 
 		sections = realloc(iscache->sections,
@@ -209,8 +209,8 @@ int pt_iscache_add_file(struct pt_image_section_cache *iscache,
 
 	if (pthread_mutex_lock(&iscache->core->lock) != 0)
 		return -pte_bad_lock;
-	errcode = ptd_iscache_table_find(iscache, filename, offset, size,
-	                                 vaddr);
+	errcode =
+	        ptd_iscache_table_find(iscache, filename, offset, size, vaddr);
 	if (!errcode)
 		errcode = ptd_iscache_table_grow(iscache);
 	if (!errcode)

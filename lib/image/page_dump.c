@@ -110,13 +110,15 @@ int ptd_image_add_page_dump(struct pt_image *image, const char *addr_path,
 		               vaddr + (i - first) * ptd_dump_page)
 			i += 1;
 		errcode = ptd_section_new_file(
-		        &secs[nsecs], dump_path, (uint64_t)first * ptd_dump_page,
+		        &secs[nsecs], dump_path,
+		        (uint64_t)first * ptd_dump_page,
 		        (uint64_t)(i - first) * ptd_dump_page, vaddr, NULL);
 		nsecs += errcode >= 0;
 	}
 	if (errcode >= 0) {
 		for (i = 0; i < nsecs && errcode >= 0; ++i) {
-			errcode = ptd_image_add_section(image, secs[i], &asid, 0);
+			errcode =
+			        ptd_image_add_section(image, secs[i], &asid, 0);
 			if (errcode >= 0)
 				secs[i] = NULL;
 		}

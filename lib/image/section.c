@@ -327,10 +327,9 @@ int ptd_section_set_cache(struct ptd_section *section, void *cache,
 
 	if (!section || !cache)
 		return -pte_invalid;
-	if (!atomic_compare_exchange_strong_explicit(&section->cache, &none,
-	                                             cache,
-	                                             memory_order_acq_rel,
-	                                             memory_order_acquire))
+	if (!atomic_compare_exchange_strong_explicit(
+	            &section->cache, &none, cache, memory_order_acq_rel,
+	            memory_order_acquire))
 		return -pte_bad_context;
 	/* Read only when the last reference goes, after the winner's own
 	 * reference (whose release orders this store). */

@@ -306,8 +306,8 @@ static void operate(struct ctx *c)
 }
 
 /* Encode the trace of a walk from @ip into @buf; return its size. */
-static size_t walk_trace(uint8_t *buf, size_t size, uint64_t cr3,
-                         uint64_t vmcs, uint64_t ip)
+static size_t walk_trace(uint8_t *buf, size_t size, uint64_t cr3, uint64_t vmcs,
+                         uint64_t ip)
 {
 	struct pt_packet pkts[6];
 	struct pt_encoder *enc;
@@ -458,8 +458,7 @@ static int write_files(struct ctx *c, const char *dir)
 		if (fclose(file) != 0)
 			return -1;
 	}
-	snprintf(c->files[nfiles], sizeof(c->files[nfiles]), "%s/missing",
-	         dir);
+	snprintf(c->files[nfiles], sizeof(c->files[nfiles]), "%s/missing", dir);
 	return 0;
 }
 

@@ -57,8 +57,7 @@ static void check_nomap(struct pt_image *image, const struct pt_asid *asid,
 	uint8_t buf[4];
 	int isid;
 
-	assert_int_equal(ptd_image_find(image, &msec, asid, vaddr),
-	                 -pte_nomap);
+	assert_int_equal(ptd_image_find(image, &msec, asid, vaddr), -pte_nomap);
 	assert_int_equal(ptd_image_read(image, &isid, buf, 4, asid, vaddr),
 	                 -pte_nomap);
 	assert_int_equal(ptd_image_read_memory(image, buf, 4, asid, vaddr),
@@ -114,9 +113,9 @@ static void test_errors(void **state)
 	                 -pte_invalid);
 	assert_int_equal(pt_image_add_file(image, NULL, 0, 1, NULL, 0),
 	                 -pte_invalid);
-	assert_int_equal(pt_image_add_file(image, "/nonexistent/ptd", 0, 1,
-	                                   NULL, 0),
-	                 -pte_invalid);
+	assert_int_equal(
+	        pt_image_add_file(image, "/nonexistent/ptd", 0, 1, NULL, 0),
+	        -pte_invalid);
 	assert_int_equal(pt_image_add_file(image, f, 100, 1, NULL, 0),
 	                 -pte_invalid);
 	assert_int_equal(pt_image_add_file(image, f, UINT64_MAX, 1, NULL, 0),
@@ -138,8 +137,7 @@ static void test_errors(void **state)
 	assert_int_equal(pt_image_remove_by_filename(image, NULL, NULL),
 	                 -pte_invalid);
 	assert_int_equal(pt_image_remove_by_asid(NULL, NULL), -pte_invalid);
-	assert_int_equal(pt_image_set_callback(NULL, NULL, NULL),
-	                 -pte_invalid);
+	assert_int_equal(pt_image_set_callback(NULL, NULL, NULL), -pte_invalid);
 	assert_int_equal(ptd_image_add_buffer(NULL, buf, 1, NULL, 0, 1),
 	                 -pte_invalid);
 	assert_int_equal(ptd_image_add_buffer(image, NULL, 1, NULL, 0, 1),
@@ -196,9 +194,8 @@ static void test_add_read(void **state)
 		uint8_t buf[64];
 		int isid = -1;
 
-		assert_int_equal(ptd_image_read_memory(image, buf, 64, NULL,
-		                                       0x40c0),
-		                 8);
+		assert_int_equal(
+		        ptd_image_read_memory(image, buf, 64, NULL, 0x40c0), 8);
 		assert_int_equal(
 		        ptd_image_read(image, &isid, buf, 64, NULL, 0x40c0), 8);
 		assert_int_equal(isid, 0);
@@ -252,8 +249,7 @@ static void test_overlap(void **state)
 	assert_int_equal(pt_image_add_file(image, a, 0, 0x100, NULL, 0x1000),
 	                 0);
 	check_bytes(image, NULL, 0x1040, 1, 0x40, 16); /* map a first */
-	assert_int_equal(pt_image_add_file(image, b, 0x800, 0x10, NULL,
-	                                   0x1040),
+	assert_int_equal(pt_image_add_file(image, b, 0x800, 0x10, NULL, 0x1040),
 	                 0);
 	check_bytes(image, NULL, 0x1000, 1, 0, 0x40);
 	check_bytes(image, NULL, 0x1040, 2, 0x800, 0x10);
@@ -262,9 +258,9 @@ static void test_overlap(void **state)
 		uint8_t buf[0x100];
 
 		/* Reads stop at the end of a piece. */
-		assert_int_equal(ptd_image_read_memory(image, buf, 0x100, NULL,
-		                                       0x1000),
-		                 0x40);
+		assert_int_equal(
+		        ptd_image_read_memory(image, buf, 0x100, NULL, 0x1000),
+		        0x40);
 	}
 	assert_int_equal(pt_image_remove_by_filename(image, b, NULL), 1);
 	check_nomap(image, NULL, 0x1040);
@@ -276,15 +272,13 @@ static void test_overlap(void **state)
 	                 0);
 	assert_int_equal(pt_image_add_file(image, b, 0, 0x100, NULL, 0x0f80),
 	                 0);
-	assert_int_equal(pt_image_add_file(image, b, 0x200, 0x100, NULL,
-	                                   0x10c0),
-	                 0);
+	assert_int_equal(
+	        pt_image_add_file(image, b, 0x200, 0x100, NULL, 0x10c0), 0);
 	check_bytes(image, NULL, 0x0f80, 2, 0, 0x80);
 	check_bytes(image, NULL, 0x1000, 2, 0x80, 0x80);
 	check_bytes(image, NULL, 0x1080, 1, 0x80, 0x40);
 	check_bytes(image, NULL, 0x10c0, 2, 0x200, 0x100);
-	assert_int_equal(pt_image_add_file(image, b, 0x300, 0x10, NULL,
-	                                   0x1090),
+	assert_int_equal(pt_image_add_file(image, b, 0x300, 0x10, NULL, 0x1090),
 	                 0);
 	check_bytes(image, NULL, 0x1080, 1, 0x80, 0x10);
 	check_bytes(image, NULL, 0x1090, 2, 0x300, 0x10);
@@ -298,8 +292,7 @@ static void test_overlap(void **state)
 	                 0);
 	assert_int_equal(pt_image_add_file(image, a, 0x10, 0x10, NULL, 0x1000),
 	                 0);
-	assert_int_equal(pt_image_add_file(image, b, 0, 0x40, NULL, 0x0ff0),
-	                 0);
+	assert_int_equal(pt_image_add_file(image, b, 0, 0x40, NULL, 0x0ff0), 0);
 	check_bytes(image, NULL, 0x1000, 2, 0x10, 0x10);
 	assert_int_equal(pt_image_remove_by_filename(image, a, NULL), 0);
 	assert_int_equal(pt_image_remove_by_filename(image, b, NULL), 1);
@@ -373,9 +366,8 @@ static void test_asid(void **state)
 	assert_non_null(msec.section);
 
 	/* A VMCS narrows the match. */
-	assert_int_equal(pt_image_add_file(image, b, 0x800, 0x10, &c1v,
-	                                   0x10800),
-	                 0);
+	assert_int_equal(
+	        pt_image_add_file(image, b, 0x800, 0x10, &c1v, 0x10800), 0);
 	check_bytes(image, &c1v, 0x10800, 2, 0x800, 16);
 	check_bytes(image, &c1, 0x10800, 2, 0x800, 16); /* c1 matches c1v */
 	check_nomap(image, &c1w, 0x10800);
@@ -385,9 +377,8 @@ static void test_asid(void **state)
 	small.size = offsetof(struct pt_asid, vmcs);
 	assert_int_equal(pt_image_remove_by_asid(image, &small), 0);
 	small.size = 0;
-	assert_int_equal(pt_image_add_file(image, a, 0x1000, 0x10, &small,
-	                                   0x30000),
-	                 0);
+	assert_int_equal(
+	        pt_image_add_file(image, a, 0x1000, 0x10, &small, 0x30000), 0);
 	check_bytes(image, &c3, 0x30000, 1, 0x1000, 16);
 
 	/* Removal by address space matches as lookups do. */
@@ -423,8 +414,7 @@ static void test_copy(void **state)
 	isid = pt_iscache_add_file(iscache, a, 0, 0x1000, 0x20000);
 	assert_true(isid > 0);
 	assert_int_equal(pt_image_add_cached(src, iscache, isid, &c1), 0);
-	assert_int_equal(pt_image_add_file(src, b, 0, 0x100, NULL, 0x20100),
-	                 0);
+	assert_int_equal(pt_image_add_file(src, b, 0, 0x100, NULL, 0x20100), 0);
 	assert_int_equal(pt_image_add_file(dst, b, 0x200, 0x10, NULL, 0x20010),
 	                 0);
 
@@ -549,9 +539,8 @@ static void test_lazy_map(void **state)
 	a = ptd_ti_file(&dir, "a", 1, 0x3000);
 	gone = ptd_ti_file(&dir, "gone", 2, 0x100);
 
-	assert_int_equal(pt_image_add_file(image, a, 0x1001, 0x1800, NULL,
-	                                   0x7000),
-	                 0);
+	assert_int_equal(
+	        pt_image_add_file(image, a, 0x1001, 0x1800, NULL, 0x7000), 0);
 	sec = image->entries[0].sec;
 	assert_false(ptd_section_is_mapped(sec));
 	gen = ptd_image_generation(image);
@@ -561,8 +550,7 @@ static void test_lazy_map(void **state)
 	check_bytes(image, NULL, 0x87f0, 1, 0x27f1, 16);
 
 	/* A file that is gone (or shorter) when it is first used. */
-	assert_int_equal(pt_image_add_file(image, gone, 0, 0x100, NULL,
-	                                   0x9000),
+	assert_int_equal(pt_image_add_file(image, gone, 0, 0x100, NULL, 0x9000),
 	                 0);
 	assert_true(ptd_image_generation(image) != gen);
 	assert_int_equal(unlink(gone), 0);
@@ -571,9 +559,9 @@ static void test_lazy_map(void **state)
 	{
 		uint8_t buf[4];
 
-		assert_int_equal(ptd_image_read_memory(image, buf, 4, NULL,
-		                                       0x9000),
-		                 -pte_bad_file);
+		assert_int_equal(
+		        ptd_image_read_memory(image, buf, 4, NULL, 0x9000),
+		        -pte_bad_file);
 	}
 	ptd_ti_file(&dir, "gone", 2, 0x80);
 	assert_int_equal(ptd_image_find(image, &msec, NULL, 0x9000),
@@ -648,9 +636,8 @@ static void test_flow_interface(void **state)
 	a = ptd_ti_file(&dir, "a", 1, 0x400);
 	assert_int_equal(pt_image_add_file(image, a, 0, 0x200, NULL, 0x1000),
 	                 0);
-	assert_int_equal(pt_image_add_file(image, a, 0x200, 0x200, NULL,
-	                                   0x1200),
-	                 0);
+	assert_int_equal(
+	        pt_image_add_file(image, a, 0x200, 0x200, NULL, 0x1200), 0);
 	assert_int_equal(ptd_image_find(image, &msec, NULL, 0x1000), 0);
 	assert_null(ptd_section_cache(msec.section));
 	cache = malloc(16);

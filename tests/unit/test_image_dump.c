@@ -24,8 +24,8 @@ enum { page = 4096 };
 /* Write the page addresses @addrs (@n of them) as a .addr file and a .dump
  * file whose page i is filled with ptd_ti_byte(10 + i, offset in page); the
  * dump has @extra more bytes. */
-static void write_dump(struct ptd_ti_dir *dir, const uint64_t *addrs,
-                       size_t n, size_t extra, const char **addr_path,
+static void write_dump(struct ptd_ti_dir *dir, const uint64_t *addrs, size_t n,
+                       size_t extra, const char **addr_path,
                        const char **dump_path)
 {
 	uint8_t *dump = malloc(n * page + extra + 1), *raw = malloc(8 * n + 1);
@@ -54,9 +54,9 @@ static void check_page(struct pt_image *image, uint64_t vaddr, unsigned i)
 
 	assert_int_equal(ptd_image_read_memory(image, buf, 16, NULL, vaddr),
 	                 16);
-	assert_int_equal(ptd_image_read_memory(image, buf, 8, NULL,
-	                                       vaddr + page - 8),
-	                 8);
+	assert_int_equal(
+	        ptd_image_read_memory(image, buf, 8, NULL, vaddr + page - 8),
+	        8);
 	assert_int_equal(buf[7], ptd_ti_byte(10 + i, page - 1));
 	assert_true(ptd_image_read_memory(image, buf, page, NULL, vaddr) ==
 	            page);
@@ -67,10 +67,13 @@ static void check_page(struct pt_image *image, uint64_t vaddr, unsigned i)
 static void test_runs(void **state)
 {
 	const uint64_t addrs[] = {
-	        0x400000, 0x401000, 0x402000, /* one run of three */
-	        0x403005,                     /* unmapped */
-	        0x404000,                     /* alone: 0x403000 is missing */
-	        0x7000,   0x8000,             /* a run going back */
+	        0x400000,
+	        0x401000,
+	        0x402000, /* one run of three */
+	        0x403005, /* unmapped */
+	        0x404000, /* alone: 0x403000 is missing */
+	        0x7000,
+	        0x8000,                       /* a run going back */
 	        0x500000,                     /* alone */
 	        0x401000,                     /* repeated: wins */
 	        UINT64_C(0xfffffffffffff000), /* the last page */
@@ -89,9 +92,8 @@ static void test_runs(void **state)
 	write_dump(&dir, addrs, sizeof(addrs) / sizeof(addrs[0]), 100,
 	           &addr_path, &dump_path);
 
-	assert_int_equal(ptd_image_add_page_dump(image, addr_path, dump_path,
-	                                         &c1),
-	                 7);
+	assert_int_equal(
+	        ptd_image_add_page_dump(image, addr_path, dump_path, &c1), 7);
 	check_page(image, 0x400000, 0);
 	check_page(image, 0x401000, 8);
 	check_page(image, 0x402000, 2);
@@ -147,9 +149,9 @@ static void test_errors(void **state)
 	odd = ptd_ti_write(&dir, "odd.addr", buf, 7);
 	empty = ptd_ti_write(&dir, "empty.dump", buf, 0);
 
-	assert_int_equal(ptd_image_add_page_dump(NULL, addr_path, dump_path,
-	                                         NULL),
-	                 -pte_invalid);
+	assert_int_equal(
+	        ptd_image_add_page_dump(NULL, addr_path, dump_path, NULL),
+	        -pte_invalid);
 	assert_int_equal(ptd_image_add_page_dump(image, NULL, dump_path, NULL),
 	                 -pte_invalid);
 	assert_int_equal(ptd_image_add_page_dump(image, addr_path, NULL, NULL),
@@ -257,9 +259,9 @@ static void check_corpus_dump(const char *folder, const char *base,
 			if (memcmp(addrs + 8 * j, addrs + 8 * i, 8) == 0)
 				last = j;
 		read_at(dump_path, (uint64_t)last * page, want, page);
-		assert_int_equal(ptd_image_read_memory(image, got, page, NULL,
-		                                       vaddr),
-		                 page);
+		assert_int_equal(
+		        ptd_image_read_memory(image, got, page, NULL, vaddr),
+		        page);
 		assert_memory_equal(got, want, page);
 		*checked += 1;
 	}

@@ -36,9 +36,8 @@ static inline void ptd_ti_dir_open(struct ptd_ti_dir *dir)
 }
 
 /* Write @size bytes to a new file of @dir; return its name. */
-static inline const char *ptd_ti_write(struct ptd_ti_dir *dir,
-                                       const char *name, const void *buf,
-                                       size_t size)
+static inline const char *ptd_ti_write(struct ptd_ti_dir *dir, const char *name,
+                                       const void *buf, size_t size)
 {
 	char *path;
 	FILE *file;

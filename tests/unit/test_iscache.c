@@ -67,9 +67,9 @@ static void test_add_file(void **state)
 	assert_int_equal(pt_iscache_add_file(NULL, a, 0, 1, 0), -pte_invalid);
 	assert_int_equal(pt_iscache_add_file(iscache, NULL, 0, 1, 0),
 	                 -pte_invalid);
-	assert_int_equal(pt_iscache_add_file(iscache, "/nonexistent/ptd", 0, 1,
-	                                     0),
-	                 -pte_invalid);
+	assert_int_equal(
+	        pt_iscache_add_file(iscache, "/nonexistent/ptd", 0, 1, 0),
+	        -pte_invalid);
 	assert_int_equal(pt_iscache_add_file(iscache, a, 1000, 1, 0),
 	                 -pte_invalid);
 
@@ -110,14 +110,12 @@ static void test_read(void **state)
 	for (i = 0; i < 16; ++i)
 		assert_int_equal(buf[i], ptd_ti_byte(1, 116 + i));
 	/* The rest of the section in one read, never more. */
-	assert_int_equal(pt_iscache_read(iscache, buf, sizeof(buf), isid,
-	                                 0x1000),
-	                 800);
+	assert_int_equal(
+	        pt_iscache_read(iscache, buf, sizeof(buf), isid, 0x1000), 800);
 	for (i = 0; i < 800; ++i)
 		assert_int_equal(buf[i], ptd_ti_byte(1, 100 + i));
-	assert_int_equal(pt_iscache_read(iscache, buf, UINT64_MAX, isid,
-	                                 0x131f),
-	                 1);
+	assert_int_equal(
+	        pt_iscache_read(iscache, buf, UINT64_MAX, isid, 0x131f), 1);
 	assert_int_equal(buf[0], ptd_ti_byte(1, 899));
 
 	assert_int_equal(pt_iscache_read(NULL, buf, 1, isid, 0x1000),
@@ -314,10 +312,9 @@ static void *reader(void *p)
 					arg->failures += 1;
 			} else {
 				for (s = 0; s < nsecs; ++s)
-					if (pt_image_add_cached(image,
-					                        arg->iscache,
-					                        arg->isids[s],
-					                        NULL) < 0)
+					if (pt_image_add_cached(
+					            image, arg->iscache,
+					            arg->isids[s], NULL) < 0)
 						arg->failures += 1;
 			}
 		}
@@ -373,22 +370,21 @@ static void test_threads(void **state)
 	ptd_ti_dir_open(&dir);
 	a = ptd_ti_file(&dir, "a", 1, nsecs * secsize);
 	for (i = 0; i < nsecs; ++i) {
-		isids[i] = pt_iscache_add_file(iscache, a,
-		                               (uint64_t)i * secsize, secsize,
-		                               0x100000 + (uint64_t)i * 0x10000);
+		isids[i] = pt_iscache_add_file(
+		        iscache, a, (uint64_t)i * secsize, secsize,
+		        0x100000 + (uint64_t)i * 0x10000);
 		assert_true(isids[i] > 0);
 		assert_int_equal(
 		        pt_image_add_cached(proto, iscache, isids[i], NULL), 0);
 		assert_int_equal(
-		        pt_image_add_file(proto_files, a,
-		                          (uint64_t)i * secsize, secsize, NULL,
+		        pt_image_add_file(proto_files, a, (uint64_t)i * secsize,
+		                          secsize, NULL,
 		                          0x900000 + (uint64_t)i * 0x10000),
 		        0);
 		assert_int_equal(
-		        pt_image_add_file(proto_files, a,
-		                          (uint64_t)i * secsize + 0x100, 0x10,
-		                          NULL,
-		                          0x900100 + (uint64_t)i * 0x10000),
+		        pt_image_add_file(
+		                proto_files, a, (uint64_t)i * secsize + 0x100,
+		                0x10, NULL, 0x900100 + (uint64_t)i * 0x10000),
 		        0);
 	}
 	assert_int_equal(pt_iscache_set_limit(iscache, 4 * secsize), 0);
