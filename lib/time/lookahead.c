@@ -13,18 +13,14 @@
 #include <string.h>
 
 /* Skip the packets at @pos that the first byte describes (PAD, TNT-8,
- * TIP, TIP.PGE, TIP.PGD, FUP and, unless @stop_cyc, one-byte CYC) up to the
- * first MTC or TSC: ptd_pkt_decode() decodes them from the same table (see
+ * TIP, TIP.PGE, TIP.PGD, FUP and one-byte CYC) up to the first MTC or TSC:
+ * ptd_pkt_decode() decodes them from the same table (see
  * ptd_time_cfg.skip), so the scans see nothing else in them.  Runs of PAD
- * go 8 bytes at a time.  Sets *@other if a packet other than PAD was
- * skipped.  Only valid while no PEBS block is open (bip_size 0).  Returns
- * where to decode next. */
+ * go 8 bytes at a time.  Only valid while no PEBS block is open (bip_size
+ * 0).  Returns where to decode next. */
 static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
-                                    const struct ptd_time_cfg *cfg,
-                                    int stop_cyc, int *other)
+                                    const struct ptd_time_cfg *cfg)
 {
-	unsigned stop = stop_cyc ? PTD_SKIP_CYC : 0, seen = 0;
-
 	while (end - pos > 8) {
 		unsigned e = cfg->skip[pos[0]];
 
@@ -37,13 +33,10 @@ static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
 				continue;
 			}
 		}
-		if (!(e & PTD_SKIP_SIZE) || (e & stop))
+		if (!(e & PTD_SKIP_SIZE))
 			break;
-		seen |= e;
 		pos += e & PTD_SKIP_SIZE;
 	}
-	if (seen & PTD_SKIP_OTHER)
-		*other = 1;
 	return pos;
 }
 
@@ -72,10 +65,46 @@ static void ptd_scan_cyc(struct ptd_time_scan *scan, uint64_t cycles)
 	ptd_wcyc_add(&scan->wcyc, cycles, UINT64_MAX);
 }
 
-/* An MTC met during the scan.  Returns 1 if it ends the scan. */
+/* ptd_scan_skip() for the segment look-ahead: one-byte CYCs are taken on
+ * the way (their cycles counted in @scan unless @no_cyc), not stopped at.
+ * *@after_cyc tells whether the last packet other than PAD was a CYC. */
+static const uint8_t *ptd_scan_skip_cyc(const uint8_t *pos, const uint8_t *end,
+                                        const struct ptd_time_cfg *cfg,
+                                        int no_cyc, struct ptd_time_scan *scan,
+                                        int *after_cyc)
+{
+	int ac = *after_cyc;
+
+	while (end - pos > 8) {
+		unsigned byte = pos[0], e = cfg->skip[byte];
+
+		if (!byte) {
+			uint64_t w;
+
+			memcpy(&w, pos, sizeof(w));
+			pos += w ? 1 : 8;
+			continue;
+		}
+		if (!(e & PTD_SKIP_SIZE))
+			break;
+		if (e & PTD_SKIP_CYC) {
+			if (!no_cyc)
+				ptd_scan_cyc(scan, byte >> 3);
+			ac = 1;
+		} else
+			ac = 0;
+		pos += e & PTD_SKIP_SIZE;
+	}
+	*after_cyc = ac;
+	return pos;
+}
+
+/* An MTC met during the scan, which goes on at @next after it; @fresh: the
+ * scan has not changed @wall yet.  Returns 1 if it ends the scan. */
 static int ptd_scan_mtc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
                         uint8_t payload, uint64_t elapsed,
-                        struct ptd_time_scan *scan)
+                        struct ptd_time_scan *scan, const uint8_t *next,
+                        int fresh)
 {
 	struct ptd_mtc_step step;
 	int status;
@@ -86,6 +115,12 @@ static int ptd_scan_mtc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
 		scan->have_end = 1;
 		scan->end_time = step.time;
 		scan->periods = step.periods;
+		if (fresh) {
+			scan->mtc_next = next;
+			scan->mtc_elapsed = elapsed;
+			scan->mtc_step = step;
+			scan->mtc_ctc = payload;
+		}
 		return 1;
 
 	case 1:
@@ -110,7 +145,7 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 	struct ptd_pkt_state state;
 	struct ptd_wall w;
 	const uint8_t *pos;
-	int after_cyc, in_psb;
+	int after_cyc, in_psb, fresh = 1;
 
 	if (!ahead || !cfg || !cfg->config || !from || !from->wall || !scan)
 		return -pte_internal;
@@ -134,11 +169,9 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 		int size;
 
 		if (!state.bip_size) {
-			int other = 0;
-
-			pos = ptd_scan_skip(pos, ahead->end, cfg, 1, &other);
-			if (other)
-				after_cyc = 0;
+			pos = ptd_scan_skip_cyc(pos, ahead->end, cfg,
+			                        cfg->opt.no_cyc, scan,
+			                        &after_cyc);
 			if (pos >= ahead->end)
 				break;
 		}
@@ -189,6 +222,7 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 		case ppt_tma: {
 			struct ptd_mtc_step step;
 
+			fresh = 0;
 			if (ptd_wall_tma(&w, cfg, &packet.payload.tma) < 0)
 				break;
 			if (ptd_wall_resolve_pending(&w, cfg, &step)) {
@@ -207,8 +241,10 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 			                                    PTD_TCAL_SHIFT)
 			                  : 0;
 			if (ptd_scan_mtc(&w, cfg, packet.payload.mtc.ctc,
-			                 elapsed, scan))
+			                 elapsed, scan, pos, fresh))
 				return 0;
+			/* It changed @w, or looked further without it. */
+			fresh = 0;
 			break;
 
 		default:
@@ -243,10 +279,10 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 	for (pos = ahead->pos; pos < ahead->end;) {
 		struct pt_packet packet;
 		uint64_t ticks, anchor, fc;
-		int size, other = 0;
+		int size;
 
 		if (!state.bip_size) {
-			pos = ptd_scan_skip(pos, ahead->end, cfg, 0, &other);
+			pos = ptd_scan_skip(pos, ahead->end, cfg);
 			if (pos >= ahead->end)
 				break;
 		}

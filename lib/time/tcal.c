@@ -14,26 +14,13 @@
 
 __extension__ typedef unsigned __int128 ptd_u128;
 
-uint64_t ptd_time_muldiv(uint64_t a, uint64_t b, uint64_t c)
+uint64_t ptd_time_muldiv_wide(uint64_t a, uint64_t b, uint64_t c)
 {
 	ptd_u128 q;
-	uint64_t p;
 
 	if (!c)
 		return UINT64_MAX;
-	/* The product fits in 64 bits nearly always: then a 64-bit division
-	 * gives the same quotient, at a fraction of the 128-bit one's cost. */
-	if (!__builtin_mul_overflow(a, b, &p))
-		return p / c;
 	q = ((ptd_u128)a * b) / c;
-	return (q > UINT64_MAX) ? UINT64_MAX : (uint64_t)q;
-}
-
-uint64_t ptd_time_mulshr(uint64_t a, uint64_t b, unsigned shift)
-{
-	ptd_u128 q;
-
-	q = ((ptd_u128)a * b) >> shift;
 	return (q > UINT64_MAX) ? UINT64_MAX : (uint64_t)q;
 }
 
@@ -49,17 +36,6 @@ void ptd_tcal_forget_refs(struct ptd_tcal *tcal)
 	tcal->mtc_cyc = 0;
 	tcal->tsc_cyc = 0;
 	tcal->check_skl168 = 0;
-}
-
-static uint64_t ptd_sat_add(uint64_t a, uint64_t b)
-{
-	return (a > UINT64_MAX - b) ? UINT64_MAX : a + b;
-}
-
-void ptd_tcal_cyc(struct ptd_tcal *tcal, uint64_t cycles)
-{
-	tcal->mtc_cyc = ptd_sat_add(tcal->mtc_cyc, cycles);
-	tcal->tsc_cyc = ptd_sat_add(tcal->tsc_cyc, cycles);
 }
 
 void ptd_tcal_psb(struct ptd_tcal *tcal, const struct ptd_time_cfg *cfg)
@@ -93,7 +69,7 @@ static int ptd_tcal_skl168(const struct ptd_tcal *tcal,
 	if (cfg->mtc_freq < 10 && tcal->have_ratio) {
 		uint64_t expected;
 
-		expected = ptd_time_mulshr(ptd_sat_add(cycles, 0xf00),
+		expected = ptd_time_mulshr(ptd_time_sat_add(cycles, 0xf00),
 		                           tcal->ratio, PTD_TCAL_SHIFT);
 		if (expected < ticks)
 			return 1;
@@ -175,9 +151,11 @@ int ptd_tcal_cbr(struct ptd_tcal *tcal, const struct ptd_time_cfg *cfg,
 void ptd_wcyc_restart(struct ptd_wcyc *wcyc)
 {
 	uint8_t cbr = wcyc->cbr;
+	uint64_t cbr_w = wcyc->cbr_w;
 
 	memset(wcyc, 0, sizeof(*wcyc));
 	wcyc->cbr = cbr;
+	wcyc->cbr_w = cbr_w;
 }
 
 void ptd_wcyc_cbr(struct ptd_wcyc *wcyc, uint8_t cbr)
@@ -190,18 +168,19 @@ void ptd_wcyc_cbr(struct ptd_wcyc *wcyc, uint8_t cbr)
 		wcyc->changes++;
 	}
 	wcyc->cbr = cbr;
+	wcyc->cbr_w = ptd_cbr_weight(cbr);
 }
 
-void ptd_wcyc_add(struct ptd_wcyc *wcyc, uint64_t cycles, uint64_t split)
+void ptd_wcyc_add_slow(struct ptd_wcyc *wcyc, uint64_t cycles, uint64_t split)
 {
 	uint64_t old;
 
 	if (!wcyc->cbr) {
-		wcyc->unknown = ptd_sat_add(wcyc->unknown, cycles);
+		wcyc->unknown = ptd_time_sat_add(wcyc->unknown, cycles);
 		return;
 	}
 	if (!wcyc->span_old) {
-		wcyc->weight = ptd_sat_add(
+		wcyc->weight = ptd_time_sat_add(
 		        wcyc->weight,
 		        ptd_time_mulshr(cycles, ptd_cbr_weight(wcyc->cbr), 0));
 		return;
@@ -217,17 +196,11 @@ void ptd_wcyc_add(struct ptd_wcyc *wcyc, uint64_t cycles, uint64_t split)
 	old = (split == UINT64_MAX) ? cycles / 2
 	                            : (split < cycles ? split : cycles);
 
-	wcyc->weight = ptd_sat_add(
+	wcyc->weight = ptd_time_sat_add(
 	        wcyc->weight,
 	        ptd_time_mulshr(old, ptd_cbr_weight(wcyc->span_old), 0));
-	wcyc->weight = ptd_sat_add(
+	wcyc->weight = ptd_time_sat_add(
 	        wcyc->weight,
 	        ptd_time_mulshr(cycles - old, ptd_cbr_weight(wcyc->cbr), 0));
 	wcyc->span_old = 0;
-}
-
-uint64_t ptd_wcyc_total(const struct ptd_wcyc *wcyc, uint64_t unknown_weight)
-{
-	return ptd_sat_add(wcyc->weight,
-	                   ptd_time_mulshr(wcyc->unknown, unknown_weight, 0));
 }

@@ -250,7 +250,8 @@ static void ptd_acc_check_mtc_freq(struct ptd_time *time, uint8_t payload)
 	}
 }
 
-static void ptd_acc_mtc(struct ptd_time *time, const struct pt_packet_mtc *mtc)
+static void ptd_acc_mtc(struct ptd_time *time, const struct pt_packet_mtc *mtc,
+                        const struct ptd_time_ahead *ahead)
 {
 	struct ptd_acc *acc = &time->est.acc;
 	struct ptd_mtc_step step;
@@ -271,7 +272,14 @@ static void ptd_acc_mtc(struct ptd_time *time, const struct pt_packet_mtc *mtc)
 	if (!acc->unknown_start && acc->tcal.have_ratio)
 		elapsed = ptd_acc_ticks(acc, acc->seg_cycles);
 
-	status = ptd_wall_mtc(&acc->wall, &time->cfg, mtc->ctc, elapsed, &step);
+	/* The segment's look-ahead may have worked it out already. */
+	if (acc->la_next && ahead && ahead->pos == acc->la_next &&
+	    mtc->ctc == acc->la_ctc && elapsed == acc->la_elapsed) {
+		step = acc->la_step;
+		status = 0;
+	} else
+		status = ptd_wall_mtc(&acc->wall, &time->cfg, mtc->ctc, elapsed,
+		                      &step);
 	ptd_wall_apply_mtc(&acc->wall, &time->cfg, mtc->ctc, status, &step,
 	                   time->tsc);
 	switch (status) {
@@ -469,6 +477,10 @@ static void ptd_acc_plan(struct ptd_time *time,
 	from.ratio = acc->tcal.ratio;
 	if (ptd_time_lookahead(ahead, &time->cfg, &from, &scan) < 0)
 		return;
+	acc->la_next = scan.mtc_next;
+	acc->la_elapsed = scan.mtc_elapsed;
+	acc->la_step = scan.mtc_step;
+	acc->la_ctc = scan.mtc_ctc;
 	if (!scan.have_end)
 		return;
 
@@ -614,25 +626,31 @@ static void ptd_acc_update(struct ptd_time *time,
                            const struct pt_packet *packet,
                            const struct ptd_time_ahead *ahead)
 {
+	struct ptd_acc *acc = &time->est.acc;
+
 	switch (packet->type) {
 	case ppt_psb:
-		ptd_tcal_psb(&time->est.acc.tcal, &time->cfg);
+		ptd_tcal_psb(&acc->tcal, &time->cfg);
 		break;
 
 	case ppt_ovf:
+		acc->la_next = NULL;
 		ptd_acc_ovf(time);
 		break;
 
 	case ppt_tsc:
+		acc->la_next = NULL;
 		ptd_acc_tsc(time, &packet->payload.tsc);
 		break;
 
 	case ppt_tma:
+		acc->la_next = NULL;
 		ptd_acc_tma(time, &packet->payload.tma, ahead);
 		break;
 
 	case ppt_mtc:
-		ptd_acc_mtc(time, &packet->payload.mtc);
+		ptd_acc_mtc(time, &packet->payload.mtc, ahead);
+		acc->la_next = NULL;
 		break;
 
 	case ppt_cyc:

@@ -36,12 +36,40 @@
 /* Arithmetic helpers (tcal.c)                                              */
 /* ----------------------------------------------------------------------- */
 
-/* floor(@a * @b / @c) without intermediate overflow; saturates at
- * UINT64_MAX.  @c must not be 0. */
-uint64_t ptd_time_muldiv(uint64_t a, uint64_t b, uint64_t c);
+/* ptd_time_muldiv() where @a * @b does not fit in 64 bits (out of line:
+ * the 128-bit division is a library call). */
+uint64_t ptd_time_muldiv_wide(uint64_t a, uint64_t b, uint64_t c);
 
-/* floor(@a * @b / 2^@shift), saturating. */
-uint64_t ptd_time_mulshr(uint64_t a, uint64_t b, unsigned shift);
+/* floor(@a * @b / @c) without intermediate overflow; saturates at
+ * UINT64_MAX, and gives UINT64_MAX for @c 0.  (Inline: the time engine
+ * calls it for nearly every timing packet.) */
+static inline uint64_t ptd_time_muldiv(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t p;
+
+	if (!c)
+		return UINT64_MAX;
+	/* The product fits in 64 bits nearly always: then a 64-bit division
+	 * gives the same quotient, at a fraction of the 128-bit one's cost. */
+	if (!__builtin_mul_overflow(a, b, &p))
+		return p / c;
+	return ptd_time_muldiv_wide(a, b, c);
+}
+
+/* @a + @b, saturating. */
+static inline uint64_t ptd_time_sat_add(uint64_t a, uint64_t b)
+{
+	return (a > UINT64_MAX - b) ? UINT64_MAX : a + b;
+}
+
+/* floor(@a * @b / 2^@shift), saturating; @shift < 128. */
+static inline uint64_t ptd_time_mulshr(uint64_t a, uint64_t b, unsigned shift)
+{
+	__extension__ typedef unsigned __int128 ptd_u128_t;
+	ptd_u128_t q = ((ptd_u128_t)a * b) >> shift;
+
+	return (q > UINT64_MAX) ? UINT64_MAX : (uint64_t)q;
+}
 
 /* ----------------------------------------------------------------------- */
 /* Configuration                                                             */
@@ -246,7 +274,11 @@ void ptd_tcal_init(struct ptd_tcal *tcal);
 void ptd_tcal_forget_refs(struct ptd_tcal *tcal);
 
 /* Count @cycles core cycles. */
-void ptd_tcal_cyc(struct ptd_tcal *tcal, uint64_t cycles);
+static inline void ptd_tcal_cyc(struct ptd_tcal *tcal, uint64_t cycles)
+{
+	tcal->mtc_cyc = ptd_time_sat_add(tcal->mtc_cyc, cycles);
+	tcal->tsc_cyc = ptd_time_sat_add(tcal->tsc_cyc, cycles);
+}
 
 /* A PSB (for SKL168). */
 void ptd_tcal_psb(struct ptd_tcal *tcal, const struct ptd_time_cfg *cfg);
@@ -278,6 +310,7 @@ int ptd_tcal_cbr(struct ptd_tcal *tcal, const struct ptd_time_cfg *cfg,
 struct ptd_wcyc {
 	uint64_t weight;  /* sum of cycles * ptd_cbr_weight(cbr) */
 	uint64_t unknown; /* cycles without a known CBR */
+	uint64_t cbr_w;   /* ptd_cbr_weight(@cbr), while @cbr is not 0 */
 	uint8_t cbr;      /* the current core:bus ratio (0: unknown) */
 	uint8_t span_old; /* the next CYC spans a change from this ratio */
 	uint32_t changes; /* ratio changes since the restart */
@@ -300,12 +333,31 @@ void ptd_wcyc_restart(struct ptd_wcyc *wcyc);
 /* A CBR packet with ratio @cbr. */
 void ptd_wcyc_cbr(struct ptd_wcyc *wcyc, uint8_t cbr);
 
+/* ptd_wcyc_add() without a known ratio or across a change of it. */
+void ptd_wcyc_add_slow(struct ptd_wcyc *wcyc, uint64_t cycles, uint64_t split);
+
 /* Add the @cycles of a CYC.  @split is how many cycles of a CYC spanning
- * the first change ran at the old ratio (UINT64_MAX: not known, half). */
-void ptd_wcyc_add(struct ptd_wcyc *wcyc, uint64_t cycles, uint64_t split);
+ * the first change ran at the old ratio (UINT64_MAX: not known, half).
+ * (Inline for the common case, one ratio: it runs for every CYC.) */
+static inline void ptd_wcyc_add(struct ptd_wcyc *wcyc, uint64_t cycles,
+                                uint64_t split)
+{
+	if (wcyc->cbr && !wcyc->span_old) {
+		wcyc->weight = ptd_time_sat_add(
+		        wcyc->weight, ptd_time_mulshr(cycles, wcyc->cbr_w, 0));
+		return;
+	}
+	ptd_wcyc_add_slow(wcyc, cycles, split);
+}
 
 /* The total weight, with @unknown_weight for cycles without a CBR. */
-uint64_t ptd_wcyc_total(const struct ptd_wcyc *wcyc, uint64_t unknown_weight);
+static inline uint64_t ptd_wcyc_total(const struct ptd_wcyc *wcyc,
+                                      uint64_t unknown_weight)
+{
+	return ptd_time_sat_add(
+	        wcyc->weight,
+	        ptd_time_mulshr(wcyc->unknown, unknown_weight, 0));
+}
 
 /* ----------------------------------------------------------------------- */
 /* Look-ahead (lookahead.c)                                                  */
@@ -339,6 +391,18 @@ struct ptd_time_scan {
 	/* The reference directly follows a CYC (PADs aside): that CYC was
 	 * sent with it, at its time. */
 	uint32_t end_after_cyc : 1;
+
+	/* The reference is an MTC, and ptd_wall_mtc() gave its time (status
+	 * 0) from the wall clock the scan started with, unchanged: where the
+	 * trace goes on after it (NULL otherwise), its payload, the elapsed
+	 * ticks and the step.  The engine takes the step from here when it
+	 * gets to that MTC with the same payload and elapsed ticks, instead
+	 * of working it out again (ptd_wall_mtc() is a function of these
+	 * and the wall clock only). */
+	const uint8_t *mtc_next;
+	uint64_t mtc_elapsed;
+	struct ptd_mtc_step mtc_step;
+	uint8_t mtc_ctc;
 };
 
 /* Measure the CTC -> TSC conversion between the TSC and TMA that set
@@ -484,6 +548,15 @@ struct ptd_acc {
 	/* The last TMA's CTC, for the mtc_freq check at the next MTC. */
 	uint32_t check_mtc_freq : 1;
 	uint16_t tma_ctc;
+
+	/* The MTC that ends the current segment, as the segment's
+	 * look-ahead worked it out (ptd_time_scan.mtc_next and the rest;
+	 * @la_next NULL if none).  Dropped at every TSC, TMA, MTC and OVF,
+	 * the packets that change the wall clock or the segment. */
+	const uint8_t *la_next;
+	uint64_t la_elapsed;
+	struct ptd_mtc_step la_step;
+	uint8_t la_ctc;
 };
 
 /* One time engine. */
