@@ -12,17 +12,43 @@
 
 #include <string.h>
 
+/* Whether @byte and @next make a CYC packet of two bytes that
+ * ptd_pkt_decode() decodes as such: a CYC with the extension bit whose
+ * second byte ends it, unless that byte is the 0x02 escape (SKD007 may
+ * make an OVF of it). */
+static inline int ptd_scan_cyc2(unsigned byte, unsigned next)
+{
+	return (byte & 0x07) == 0x07 && !(next & 1) && next != PTD_OPC_EXT;
+}
+
 /* Skip the packets at @pos that the first byte describes (PAD, TNT-8,
- * TIP, TIP.PGE, TIP.PGD, FUP and one-byte CYC) up to the first MTC or TSC:
- * ptd_pkt_decode() decodes them from the same table (see
- * ptd_time_cfg.skip), so the scans see nothing else in them.  Runs of PAD
- * go 8 bytes at a time.  Only valid while no PEBS block is open (bip_size
- * 0).  Returns where to decode next. */
+ * TIP, TIP.PGE, TIP.PGD, FUP and one-byte CYC) and two-byte CYCs up to the
+ * first TSC or other packet: ptd_pkt_decode() decodes them from the same
+ * table (see ptd_time_cfg.skip) and rules, so the scans see nothing else
+ * in them.  MTCs are skipped, too: if @wall is not NULL, their CTC moves
+ * it on and *@mtcs counts the MTC periods (ptd_wall_mtc_ctc()).  Runs of
+ * PAD go 8 bytes at a time.  Only valid while no PEBS block is open
+ * (bip_size 0).  Returns where to decode next. */
 static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
-                                    const struct ptd_time_cfg *cfg)
+                                    const struct ptd_time_cfg *cfg,
+                                    struct ptd_wall *wall, uint64_t *mtcs)
 {
 	while (end - pos > 8) {
 		unsigned e = cfg->skip[pos[0]];
+
+		if (!(e & PTD_SKIP_SIZE)) {
+			if (pos[0] == PTD_OPC_MTC) {
+				if (wall)
+					*mtcs += ptd_wall_mtc_ctc(wall, cfg,
+					                          pos[1]);
+				pos += 2;
+				continue;
+			}
+			if (!ptd_scan_cyc2(pos[0], pos[1]))
+				break;
+			pos += 2;
+			continue;
+		}
 
 		if (!pos[0]) {
 			uint64_t w;
@@ -33,8 +59,6 @@ static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
 				continue;
 			}
 		}
-		if (!(e & PTD_SKIP_SIZE))
-			break;
 		pos += e & PTD_SKIP_SIZE;
 	}
 	return pos;
@@ -85,8 +109,21 @@ static const uint8_t *ptd_scan_skip_cyc(const uint8_t *pos, const uint8_t *end,
 			pos += w ? 1 : 8;
 			continue;
 		}
-		if (!(e & PTD_SKIP_SIZE))
-			break;
+		if (!(e & PTD_SKIP_SIZE)) {
+			unsigned next = pos[1];
+
+			/* A two-byte CYC (not one that SKD007 may make an
+			 * OVF of: those go to the decoder). */
+			if (!ptd_scan_cyc2(byte, next))
+				break;
+			if (!no_cyc)
+				ptd_scan_cyc(scan, (byte >>
+				                    3) | ((uint64_t)(next >> 1)
+				                          << 5));
+			ac = 1;
+			pos += 2;
+			continue;
+		}
 		if (e & PTD_SKIP_CYC) {
 			if (!no_cyc)
 				ptd_scan_cyc(scan, byte >> 3);
@@ -282,7 +319,8 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 		int size;
 
 		if (!state.bip_size) {
-			pos = ptd_scan_skip(pos, ahead->end, cfg);
+			pos = ptd_scan_skip(pos, ahead->end, cfg,
+			                    have_tsc ? NULL : &w, &mtcs);
 			if (pos >= ahead->end)
 				break;
 		}
