@@ -726,46 +726,6 @@ int ptd_time_update(struct ptd_time *time, const struct pt_packet *packet,
 	return 0;
 }
 
-/* Convert @t from the trace's TSC domain to what the caller asked for. */
-static uint64_t ptd_time_output(const struct ptd_time *time, uint64_t t)
-{
-	const struct ptd_time_config *opt = &time->cfg.opt;
-	uint64_t mult;
-
-	if (!opt->tsc_host_time)
-		return t;
-
-	/* guest = ((host * mult) >> 48) + offset */
-	if (time->have_tsc)
-		t -= opt->tsc_offset;
-	mult = opt->tsc_multiplier ? opt->tsc_multiplier : UINT64_C(1) << 48;
-	return ptd_time_muldiv(t, UINT64_C(1) << 48, mult);
-}
-
-int ptd_time_get_tsc(const struct ptd_time *time, uint64_t *tsc,
-                     uint32_t *lost_mtc, uint32_t *lost_cyc)
-{
-	if (!time || !tsc)
-		return -pte_invalid;
-
-	*tsc = ptd_time_output(time, time->tsc);
-	if (lost_mtc)
-		*lost_mtc = time->lost_mtc;
-	if (lost_cyc)
-		*lost_cyc = time->lost_cyc;
-	return time->have_tsc ? 0 : -pte_no_time;
-}
-
-int ptd_time_get_cbr(const struct ptd_time *time, uint32_t *cbr)
-{
-	if (!time || !cbr)
-		return -pte_invalid;
-	if (!time->have_cbr)
-		return -pte_no_cbr;
-	*cbr = time->cbr;
-	return 0;
-}
-
 int ptd_time_get_fcr(const struct ptd_time *time, uint64_t *fcr)
 {
 	const struct ptd_tcal *tcal;

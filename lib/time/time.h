@@ -608,12 +608,44 @@ int ptd_time_update(struct ptd_time *time, const struct pt_packet *packet,
  * not NULL.  Returns 0, -pte_invalid if @time or @tsc is NULL, or
  * -pte_no_time without a TSC since the last reset (@tsc is then the
  * relative time, 0 before any timing packet). */
-int ptd_time_get_tsc(const struct ptd_time *time, uint64_t *tsc,
-                     uint32_t *lost_mtc, uint32_t *lost_cyc);
+static inline int ptd_time_get_tsc(const struct ptd_time *time, uint64_t *tsc,
+                                   uint32_t *lost_mtc, uint32_t *lost_cyc)
+{
+	uint64_t t;
+
+	if (!time || !tsc)
+		return -pte_invalid;
+
+	t = time->tsc;
+	if (time->cfg.opt.tsc_host_time) {
+		/* guest = ((host * mult) >> 48) + offset */
+		uint64_t mult = time->cfg.opt.tsc_multiplier;
+
+		if (time->have_tsc)
+			t -= time->cfg.opt.tsc_offset;
+		if (!mult)
+			mult = UINT64_C(1) << 48;
+		t = ptd_time_muldiv(t, UINT64_C(1) << 48, mult);
+	}
+	*tsc = t;
+	if (lost_mtc)
+		*lost_mtc = time->lost_mtc;
+	if (lost_cyc)
+		*lost_cyc = time->lost_cyc;
+	return time->have_tsc ? 0 : -pte_no_time;
+}
 
 /* pt_qry_core_bus_ratio(): returns 0, -pte_invalid for NULL arguments, or
  * -pte_no_cbr without a CBR since the last reset. */
-int ptd_time_get_cbr(const struct ptd_time *time, uint32_t *cbr);
+static inline int ptd_time_get_cbr(const struct ptd_time *time, uint32_t *cbr)
+{
+	if (!time || !cbr)
+		return -pte_invalid;
+	if (!time->have_cbr)
+		return -pte_no_cbr;
+	*cbr = time->cbr;
+	return 0;
+}
 
 /* The calibration in libipt's format (TSC ticks per cycle, 8 fractional
  * bits).  Returns 0, -pte_invalid, or -pte_no_time while not calibrated. */
