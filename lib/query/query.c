@@ -1502,6 +1502,10 @@ int ptd_qry_read_ahead(struct pt_query_decoder *decoder)
 			}
 			return err;
 		}
+		/* Back to the tight loop: nothing it takes can be an event,
+		 * and it stops where this loop would. */
+		if (ptd_qry_ahead_fast(decoder))
+			return 0;
 	}
 }
 

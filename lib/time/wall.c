@@ -130,14 +130,30 @@ static void ptd_wall_step(const struct ptd_wall *wall,
 	 * unchanged CTC is the same edge otherwise: a TSC right on an MTC
 	 * edge is followed by that edge's MTC. */
 	if (elapsed) {
-		uint64_t est = ptd_wall_ticks_to_ctc(cfg, elapsed);
-
 		/* At most one wrap (the SDM does not expect more than 256
 		 * MTCs in a row to be dropped), and only when the estimate
 		 * is clearly close to it: a ratio can be off, and one that
 		 * is far off says nothing. */
-		if (est > delta + wrap - wrap / 4 &&
-		    est < delta + wrap + wrap / 4)
+		uint64_t lo = delta + wrap - wrap / 4;
+		uint64_t hi = delta + wrap + wrap / 4;
+		int near;
+
+		if (cfg->opt.tsc_multiplier) {
+			uint64_t est = ptd_wall_ticks_to_ctc(cfg, elapsed);
+
+			near = est > lo && est < hi;
+		} else {
+			/* The same test on est = floor(elapsed * eax / ebx)
+			 * without the division: est > lo exactly when
+			 * elapsed * eax >= (lo + 1) * ebx, est < hi when
+			 * elapsed * eax < hi * ebx. */
+			__extension__ typedef unsigned __int128 u128;
+			u128 e = (u128)elapsed * cfg->eax;
+
+			near = e >= (u128)(lo + 1) * cfg->ebx &&
+			       e < (u128)hi * cfg->ebx;
+		}
+		if (near)
 			delta += wrap;
 	}
 
