@@ -67,6 +67,11 @@ struct fb_run {
 	 * branch). */
 	uint64_t succ_ip[2];
 	uint32_t succ[2];
+	/* For the chain loops: the run at @fall_ip ([0]) and at @tgt_ip
+	 * ([1]), once known, or fb_no_run.  A run's links name runs of the
+	 * same cache generation: a flush empties the cache, and a run is
+	 * built with no links. */
+	uint32_t link[2];
 	struct ptd_finsn term;
 };
 
@@ -84,6 +89,8 @@ struct ptd_flow_batch {
 	size_t noffs, capoffs;
 	uint32_t *table; /* run index + 1, 0 for empty */
 	uint32_t tbits;
+	/* Counts the flushes of the cache. */
+	uint32_t gen;
 	const struct pt_image *cache_image;
 	uint64_t cache_gen;
 	uint64_t cache_cr3, cache_vmcs;
@@ -206,6 +213,7 @@ int ptd_flow_batch_asid(const struct ptd_flow_batch *dec, struct pt_asid *asid,
 
 static void fb_flush(struct ptd_flow_batch *dec)
 {
+	dec->gen++;
 	dec->nruns = 0;
 	dec->noffs = 0;
 	if (dec->table)
@@ -325,6 +333,7 @@ static uint32_t fb_build(struct ptd_flow_batch *dec, uint64_t ip,
 	run = &dec->runs[dec->nruns];
 	memset(run, 0, sizeof(*run));
 	run->succ[0] = run->succ[1] = fb_no_run;
+	run->link[0] = run->link[1] = fb_no_run;
 	for (;;) {
 		if (ptd_fmem_fetch(&flow->mem, &fi, &flow->asid, cur, mode) < 0)
 			break;
@@ -413,6 +422,24 @@ static inline uint32_t fb_next(struct ptd_flow_batch *dec, uint32_t prev,
 		p->succ[0] = idx;
 	}
 	return idx;
+}
+
+/* The run that follows run @idx on its side @side (0: the IP after its
+ * branch, 1: its branch target), at @ip in @mode: the run's link, or found
+ * with fb_next() and linked. */
+static inline uint32_t fb_follow(struct ptd_flow_batch *dec, uint32_t idx,
+                                 int side, uint64_t ip, uint8_t mode)
+{
+	uint32_t next = dec->runs[idx].link[side], gen;
+
+	if (next != fb_no_run)
+		return next;
+	gen = dec->gen;
+	next = fb_next(dec, idx, ip, mode);
+	/* (fb_next() may have moved the runs, or flushed them.) */
+	if (next != fb_no_run && dec->gen == gen)
+		dec->runs[idx].link[side] = next;
+	return next;
 }
 
 /* The run at the current IP. */
@@ -636,34 +663,45 @@ static inline void fb_chain_end(struct ptd_flow_batch *dec,
 }
 
 /* Take the branch at the end of run @r in a chain: the IP after it in
- * *@ip, or 0 if the chain cannot take it. */
+ * *@ip and its side in *@side (see fb_run.link; -1 for a return), or 0 if
+ * the chain cannot take it. */
 static inline int fb_chain_branch(struct ptd_flow_batch *dec,
                                   struct fb_chain *c, const struct fb_run *r,
-                                  uint64_t *ip)
+                                  uint64_t *ip, int *side)
 {
 	struct ptd_retstack *rs = &dec->flow.retstack;
 
-	switch (r->fkind) {
-	case fb_fk_cond:
+	/* Conditional branches first: most runs end in one. */
+	if (__builtin_expect(r->fkind == fb_fk_cond, 1)) {
+		int taken;
+
 		if (!fb_chain_can(c))
 			return 0;
-		*ip = fb_chain_bit(c) ? r->tgt_ip : r->fall_ip;
+		taken = fb_chain_bit(c);
+		*ip = taken ? r->tgt_ip : r->fall_ip;
+		*side = taken;
 		fb_chain_take(c);
 		return 1;
+	}
+	switch (r->fkind) {
 	case fb_fk_jmp:
 		*ip = r->tgt_ip;
+		*side = 1;
 		return 1;
 	case fb_fk_call:
 		ptd_retstack_push(rs, r->fall_ip);
 		*ip = r->tgt_ip;
+		*side = 1;
 		return 1;
 	case fb_fk_call_nopush:
 		*ip = r->tgt_ip;
+		*side = 1;
 		return 1;
 	case fb_fk_ret:
 		if (!fb_chain_can(c) || !fb_chain_bit(c) || !rs->count)
 			return 0;
 		fb_chain_take(c);
+		*side = -1;
 		return ptd_retstack_pop(rs, ip) == 0;
 	default:
 		return 0;
@@ -705,12 +743,14 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 		for (;;) {                                                     \
 			const struct fb_run *r = &dec->runs[idx];              \
 			uint64_t t = c_.tsc, tlast, ip;                        \
+			int side_ = -1;                                        \
                                                                                \
 			if (!(ROOM) || !r->has_term) {                         \
 				fb_chain_end(dec, &c_, r->ip);                 \
 				break;                                         \
 			}                                                      \
-			if (r->fkind && fb_chain_branch(dec, &c_, r, &ip)) {   \
+			if (r->fkind &&                                        \
+			    fb_chain_branch(dec, &c_, r, &ip, &side_)) {       \
 				tlast = c_.tsc;                                \
 				EMIT;                                          \
 			} else {                                               \
@@ -732,7 +772,9 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 				fb_chain_begin(dec, &c_);                      \
 				ip = flow_->ip;                                \
 			}                                                      \
-			idx = fb_next(dec, idx, ip, mode_);                    \
+			idx = side_ >= 0                                       \
+			              ? fb_follow(dec, idx, side_, ip, mode_)  \
+			              : fb_next(dec, idx, ip, mode_);          \
 			if (idx == fb_no_run) {                                \
 				/* No run there: the engine steps. */          \
 				fb_chain_end(dec, &c_, ip);                    \
