@@ -20,6 +20,7 @@
 
 #include "ptdecode/ptd_flow_batch.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,35 +46,44 @@ enum {
 	fb_fk_ret
 };
 
+/* A run.  The fields the chain loops read come first and fill one cache
+ * line (the runs are 64-byte aligned): on a large program the runs do not
+ * fit into the caches, and a chain step then costs one miss, not three. */
 struct fb_run {
-	uint64_t ip;
-	/* The IP after the run if it has no branch at its end. */
-	uint64_t next_ip;
-	/* Index of the first IP in the pool, number of instructions. */
-	uint32_t off;
-	uint32_t ninsn;
-	uint8_t mode;
-	/* @term is the last instruction (not ptic_other). */
-	uint8_t has_term;
-	/* How the chain loops take @term (fb_fk_*). */
-	uint8_t fkind;
+	_Alignas(64) uint64_t ip;
 	/* The IP of the last instruction; after it; the branch target of a
 	 * direct or conditional branch. */
 	uint64_t end_ip;
 	uint64_t fall_ip;
 	uint64_t tgt_ip;
-	/* The runs that followed this one last (a small successor cache:
-	 * two IPs, e.g. the taken and not-taken side of a conditional
-	 * branch). */
-	uint64_t succ_ip[2];
-	uint32_t succ[2];
+	/* Index of the first IP in the pool, number of instructions. */
+	uint32_t off;
+	uint32_t ninsn;
 	/* For the chain loops: the run at @fall_ip ([0]) and at @tgt_ip
 	 * ([1]), once known, or fb_no_run.  A run's links name runs of the
 	 * same cache generation: a flush empties the cache, and a run is
 	 * built with no links. */
 	uint32_t link[2];
+	uint8_t mode;
+	/* @term is the last instruction (not ptic_other). */
+	uint8_t has_term;
+	/* How the chain loops take @term (fb_fk_*). */
+	uint8_t fkind;
+	/* @term's class (enum pt_insn_class), ptic_other without it. */
+	uint8_t iclass;
+	/* The IP after the run if it has no branch at its end. */
+	uint64_t next_ip;
+
+	/* The runs that followed this one last (a small successor cache:
+	 * two IPs, e.g. the taken and not-taken side of a conditional
+	 * branch). */
+	uint64_t succ_ip[2];
+	uint32_t succ[2];
 	struct ptd_finsn term;
 };
+
+_Static_assert(offsetof(struct fb_run, next_ip) + sizeof(uint64_t) <= 64,
+               "the chain loops' fields fill one cache line");
 
 struct ptd_flow_batch {
 	struct ptd_flow flow;
@@ -281,10 +291,16 @@ static int fb_reserve(struct ptd_flow_batch *dec)
 		fb_flush(dec);
 	if (dec->nruns == dec->caprun) {
 		uint32_t cap = dec->caprun ? dec->caprun * 2 : 256;
-		struct fb_run *runs = realloc(dec->runs, cap * sizeof(*runs));
+		/* (sizeof(struct fb_run) is a multiple of its alignment, as
+		 * aligned_alloc() wants.) */
+		struct fb_run *runs = aligned_alloc(_Alignof(struct fb_run),
+		                                    cap * sizeof(*runs));
 
 		if (!runs)
 			return -pte_nomem;
+		if (dec->nruns)
+			memcpy(runs, dec->runs, dec->nruns * sizeof(*runs));
+		free(dec->runs);
 		dec->runs = runs;
 		dec->caprun = cap;
 	}
@@ -332,6 +348,7 @@ static uint32_t fb_build(struct ptd_flow_batch *dec, uint64_t ip,
 	offs = dec->offs + dec->noffs;
 	run = &dec->runs[dec->nruns];
 	memset(run, 0, sizeof(*run));
+	run->iclass = ptic_other;
 	run->succ[0] = run->succ[1] = fb_no_run;
 	run->link[0] = run->link[1] = fb_no_run;
 	for (;;) {
@@ -359,6 +376,7 @@ static uint32_t fb_build(struct ptd_flow_batch *dec, uint64_t ip,
 	if (run->has_term) {
 		const struct ptd_finsn *t = &run->term;
 
+		run->iclass = t->iclass;
 		run->fall_ip = t->ip + t->size;
 		run->tgt_ip = run->fall_ip + (uint64_t)(int64_t)t->disp;
 		if (t->iclass == ptic_cond_jump)
@@ -829,7 +847,7 @@ static int fb_chain_blocks(struct ptd_flow_batch *dec, uint32_t idx,
 		b->end_ip = r->end_ip;
 		b->tsc = tlast;
 		b->ninsn = (uint16_t)r->ninsn;
-		b->iclass = r->term.iclass;
+		b->iclass = r->iclass;
 		b->mode = mode_;
 		b->reserved = 0;
 	});
