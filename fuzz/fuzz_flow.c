@@ -5,10 +5,8 @@
  * Input: byte 0 selects the configuration, bytes 1-2 the size of the code
  * (bits 12:0, little endian, modulo 4097: at most 4096 bytes, and at most
  * what is there; loaded at 0x400000), which follows; the rest is the trace.
- * Bit 15 of bytes 1-2 asks for the offset before every instruction, block
- * and event, as ptxed --offset does; the decoders then take the query
- * results from the pull API instead of batches (docs/flow.md), so both ways
- * are fuzzed.
+ * Bit 15 of bytes 1-2 is not used (it once chose one of the two paths
+ * below; both run now).
  *   bit 0     block decoder flag end_on_call
  *   bit 1     block decoder flag end_on_jump
  *   bit 2     tick events (both decoders)
@@ -23,17 +21,22 @@
  * Both decoders are run as ptxed runs them: sync forward, drain events,
  * next instruction or block, after an error sync forward at the next PSB,
  * until the end of the trace.  A loop of direct branches needs no trace, so
- * the instructions and blocks decoded per input are capped.
+ * the instructions and blocks decoded per input are capped.  Each decoder
+ * runs twice: on the batch path (the offset asked for only after errors)
+ * and on the pull path (the offset asked for before every instruction,
+ * block and event, as ptxed --offset does; the decoders then take the query
+ * results from the pull API instead of batches, docs/flow.md).
  *
  * Checks: no crash or sanitizer report; every offset and sync offset within
- * the trace, sync offsets on a PSB and (on the pull path, see
- * fuzz_check_sync()) strictly increasing; every
- * instruction inside the code with its raw bytes equal to the code's, a
- * size of 1 to 15, a known class and a known mode; every block inside the
+ * the trace, sync offsets on a PSB and strictly increasing (on both paths);
+ * every instruction inside the code with its raw bytes equal to the code's,
+ * a size of 1 to 15, a known class and a known mode; every block inside the
  * code, its last instruction inside it too, and a known class and mode;
  * known event types; pt_insn_time/pt_blk_time and the get_offset functions
  * succeed after synchronization; without errors and caps, both decoders
- * report the same number of instructions. */
+ * report the same number of instructions; and both paths of a decoder give
+ * the same synchronizations, sync offsets, errors with their offsets,
+ * instructions, blocks and events (with their times). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "fuzz_common.h"
@@ -54,9 +57,106 @@ struct fuzz_flow {
 	size_t code_size;
 	const uint8_t *trace;
 	size_t trace_size;
-	/* Ask for the offset before every result. */
-	int offsets;
 };
+
+/* What a decoder did on one path, to compare the two: the first
+ * synchronizations and ends of PSB segments as records ('S' and the sync
+ * offset; 'E', the error and its offset; 'e', the status at the end of the
+ * trace (pts_eos or -pte_eos) and the instructions; 'F' and the error of a
+ * failed synchronization; 'C' and the instructions at the cap), each with
+ * the hash so far, and a hash of everything (records, instructions,
+ * blocks, events). */
+enum { FUZZ_RECORDS = 64 };
+
+struct fuzz_run {
+	/* Ask for the offset before every result (the pull path). */
+	int offsets;
+	uint64_t rec[FUZZ_RECORDS][4];
+	size_t nrec;
+	uint64_t hash;
+};
+
+/* FNV-1a over the bytes of @v. */
+static void fuzz_hash(struct fuzz_run *run, uint64_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < 8; i++) {
+		run->hash ^= (v >> (8 * i)) & 0xff;
+		run->hash *= 0x100000001b3ull;
+	}
+}
+
+static void fuzz_record(struct fuzz_run *run, char kind, uint64_t a, uint64_t b)
+{
+	fuzz_hash(run, (uint64_t)kind);
+	fuzz_hash(run, a);
+	fuzz_hash(run, b);
+	if (run->nrec < FUZZ_RECORDS) {
+		run->rec[run->nrec][0] = (uint64_t)kind;
+		run->rec[run->nrec][1] = a;
+		run->rec[run->nrec][2] = b;
+		run->rec[run->nrec][3] = run->hash;
+	}
+	run->nrec++;
+}
+
+static void fuzz_run_init(struct fuzz_run *run, int offsets)
+{
+	memset(run, 0, sizeof(*run));
+	run->offsets = offsets;
+	run->hash = 0xcbf29ce484222325ull;
+}
+
+/* The batch path and the pull path of a decoder must agree. */
+static void fuzz_compare(const struct fuzz_run *batch,
+                         const struct fuzz_run *pull, const char *what)
+{
+	size_t i, n = batch->nrec;
+	int all = 1;
+
+	/* Open bug fuzz/crashes/fuzz_flow-eos-status*: on the batch path the
+	 * status before the end of the trace says pts_eos even where the
+	 * pull API's does not (the trace ends in a packet that is cut short
+	 * or lacks what it binds to), so the decoders stop there (pts_eos,
+	 * or -pte_eos where tracing is disabled) while on the pull path they
+	 * go on (to -pte_eos, -pte_no_enable or another error).  If the batch
+	 * path reached the end of the trace in its last PSB segment and the
+	 * pull path did not end the same way, only what came before the last
+	 * synchronization is compared. */
+	if (n >= 2 && n <= FUZZ_RECORDS && batch->rec[n - 1][0] == 'e' &&
+	    (pull->nrec != n || memcmp(batch->rec[n - 1], pull->rec[n - 1],
+	                               sizeof(batch->rec[n - 1])) != 0)) {
+		while (n && batch->rec[n - 1][0] != 'S')
+			n--;
+		FUZZ_CHECK(n && pull->nrec >= n,
+		           "%s: %zu records on the batch path, %zu on the pull "
+		           "path",
+		           what, batch->nrec, pull->nrec);
+		all = 0;
+	}
+	for (i = 0; i < n && i < pull->nrec && i < FUZZ_RECORDS; i++) {
+		const uint64_t *b = batch->rec[i], *p = pull->rec[i];
+
+		/* (rec[i][3], the hash so far, covers what came before.) */
+		FUZZ_CHECK(b[0] == p[0] && b[1] == p[1] && b[2] == p[2] &&
+		                   b[3] == p[3],
+		           "%s, record %zu or what came before it: batch path "
+		           "%c %lld %llu, pull path %c %lld %llu",
+		           what, i, (char)b[0], (long long)b[1],
+		           (unsigned long long)b[2], (char)p[0],
+		           (long long)p[1], (unsigned long long)p[2]);
+	}
+	if (!all)
+		return;
+	FUZZ_CHECK(batch->nrec == pull->nrec,
+	           "%s: %zu records on the batch path, %zu on the pull path",
+	           what, batch->nrec, pull->nrec);
+	FUZZ_CHECK(batch->hash == pull->hash,
+	           "%s: the batch and the pull path differ (instructions, "
+	           "blocks or events)",
+	           what);
+}
 
 static int fuzz_read_code(uint8_t *buffer, size_t size,
                           const struct pt_asid *asid, uint64_t ip,
@@ -82,8 +182,8 @@ static void fuzz_check_offset(const struct fuzz_flow *f, uint64_t offset,
 	           (unsigned long long)offset, f->trace_size);
 }
 
-static void fuzz_check_sync(const struct fuzz_flow *f, uint64_t offset,
-                            uint64_t *last, int first)
+static void fuzz_check_sync(const struct fuzz_flow *f, struct fuzz_run *run,
+                            uint64_t offset, uint64_t *last, int first)
 {
 	static const uint8_t psb[2] = {0x02, 0x82};
 	unsigned i;
@@ -95,19 +195,19 @@ static void fuzz_check_sync(const struct fuzz_flow *f, uint64_t offset,
 		           "no PSB at sync offset %llu",
 		           (unsigned long long)offset);
 	/* fuzz/crashes/fuzz_flow-sync-offset*: the sync offset after the
-	 * resync that follows an error once named a later PSB.  Open bug: on
-	 * the batch path it still can (fuzz_flow-sync-offset-batch2), so the
-	 * order is checked on the pull path only until that is fixed. */
-	FUZZ_CHECK(!f->offsets || first || offset > *last,
-	           "sync went from %llu to %llu", (unsigned long long)*last,
-	           (unsigned long long)offset);
+	 * resync that follows an error once named a later PSB. */
+	FUZZ_CHECK(first || offset > *last, "sync went from %llu to %llu",
+	           (unsigned long long)*last, (unsigned long long)offset);
 	*last = offset;
+	fuzz_record(run, 'S', offset, 0);
 }
 
-static void fuzz_check_event(const struct pt_event *event)
+static void fuzz_check_event(struct fuzz_run *run, const struct pt_event *event)
 {
 	FUZZ_CHECK((int)event->type >= 0 && event->type <= ptev_syscall,
 	           "event type %d", (int)event->type);
+	fuzz_hash(run, (uint64_t)event->type);
+	fuzz_hash(run, event->has_tsc ? event->tsc : 0);
 }
 
 static void fuzz_check_code(const struct fuzz_flow *f, uint64_t ip,
@@ -130,7 +230,7 @@ static void fuzz_check_code(const struct fuzz_flow *f, uint64_t ip,
 /* Run the instruction-flow decoder; return the number of instructions, or
  * -1 if there were errors or the cap was hit. */
 static int64_t fuzz_insn(const struct fuzz_flow *f, const struct pt_config *c,
-                         struct pt_image *image)
+                         struct pt_image *image, struct fuzz_run *run)
 {
 	struct pt_insn_decoder *dec = pt_insn_alloc_decoder(c);
 	uint64_t insns = 0, last = 0, offset;
@@ -144,17 +244,18 @@ static int64_t fuzz_insn(const struct fuzz_flow *f, const struct pt_config *c,
 		if (status == -pte_eos)
 			break;
 		if (status < 0) {
+			fuzz_record(run, 'F', (uint64_t)(int64_t)status, 0);
 			clean = 0;
 			break;
 		}
 		/* On the pull path, the offset comes first (as ptxed
 		 * --offset asks for it before anything else). */
-		if (f->offsets)
+		if (run->offsets)
 			FUZZ_CHECK(pt_insn_get_offset(dec, &offset) == 0,
 			           "get_offset after sync");
 		FUZZ_CHECK(pt_insn_get_sync_offset(dec, &offset) == 0,
 		           "get_sync_offset");
-		fuzz_check_sync(f, offset, &last, first);
+		fuzz_check_sync(f, run, offset, &last, first);
 		first = 0;
 		for (;;) {
 			struct pt_insn insn;
@@ -167,11 +268,11 @@ static int64_t fuzz_insn(const struct fuzz_flow *f, const struct pt_config *c,
 				status = pt_insn_event(dec, &event,
 				                       sizeof(event));
 				if (status >= 0)
-					fuzz_check_event(&event);
+					fuzz_check_event(run, &event);
 			}
 			if (status < 0 || (status & pts_eos))
 				break;
-			if (f->offsets) {
+			if (run->offsets) {
 				FUZZ_CHECK(pt_insn_get_offset(dec, &offset) ==
 				                   0,
 				           "get_offset");
@@ -193,11 +294,15 @@ static int64_t fuzz_insn(const struct fuzz_flow *f, const struct pt_config *c,
 			err = pt_insn_time(dec, &tsc, NULL, NULL);
 			FUZZ_CHECK(err == 0 || err == -pte_no_time,
 			           "pt_insn_time: %d", err);
+			fuzz_hash(run, insn.ip);
+			fuzz_hash(run, (uint64_t)insn.iclass << 8 | insn.size);
+			fuzz_hash(run, err ? 0 : tsc);
 			if (status < 0) {
 				insns += 1;
 				break;
 			}
 			if (++insns >= FUZZ_MAX_INSNS) {
+				fuzz_record(run, 'C', insns, 0);
 				pt_insn_free_decoder(dec);
 				return -1;
 			}
@@ -207,8 +312,11 @@ static int64_t fuzz_insn(const struct fuzz_flow *f, const struct pt_config *c,
 			FUZZ_CHECK(pt_insn_get_offset(dec, &offset) == 0,
 			           "get_offset after an error");
 			fuzz_check_offset(f, offset, "error");
+			fuzz_record(run, 'E', (uint64_t)(int64_t)status,
+			            offset);
 			continue;
 		}
+		fuzz_record(run, 'e', (uint64_t)(int64_t)status, insns);
 		break;
 	}
 	pt_insn_free_decoder(dec);
@@ -217,7 +325,7 @@ static int64_t fuzz_insn(const struct fuzz_flow *f, const struct pt_config *c,
 
 /* The same with the block decoder. */
 static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
-                        struct pt_image *image)
+                        struct pt_image *image, struct fuzz_run *run)
 {
 	struct pt_block_decoder *dec = pt_blk_alloc_decoder(c);
 	uint64_t insns = 0, blocks = 0, last = 0, offset;
@@ -231,17 +339,18 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 		if (status == -pte_eos)
 			break;
 		if (status < 0) {
+			fuzz_record(run, 'F', (uint64_t)(int64_t)status, 0);
 			clean = 0;
 			break;
 		}
 		/* On the pull path, the offset comes first (as ptxed
 		 * --offset asks for it before anything else). */
-		if (f->offsets)
+		if (run->offsets)
 			FUZZ_CHECK(pt_blk_get_offset(dec, &offset) == 0,
 			           "get_offset after sync");
 		FUZZ_CHECK(pt_blk_get_sync_offset(dec, &offset) == 0,
 		           "get_sync_offset");
-		fuzz_check_sync(f, offset, &last, first);
+		fuzz_check_sync(f, run, offset, &last, first);
 		first = 0;
 		for (;;) {
 			struct pt_block block;
@@ -254,11 +363,11 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 				status = pt_blk_event(dec, &event,
 				                      sizeof(event));
 				if (status >= 0)
-					fuzz_check_event(&event);
+					fuzz_check_event(run, &event);
 			}
 			if (status < 0 || (status & pts_eos))
 				break;
-			if (f->offsets) {
+			if (run->offsets) {
 				FUZZ_CHECK(pt_blk_get_offset(dec, &offset) == 0,
 				           "get_offset");
 				fuzz_check_offset(f, offset, "block");
@@ -282,6 +391,11 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 			err = pt_blk_time(dec, &tsc, NULL, NULL);
 			FUZZ_CHECK(err == 0 || err == -pte_no_time,
 			           "pt_blk_time: %d", err);
+			fuzz_hash(run, block.ip);
+			fuzz_hash(run, block.end_ip);
+			fuzz_hash(run,
+			          (uint64_t)block.ninsn << 8 | block.iclass);
+			fuzz_hash(run, err ? 0 : tsc);
 			if (status < 0) {
 				insns += block.ninsn;
 				break;
@@ -289,6 +403,7 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 			insns += block.ninsn;
 			if (++blocks >= FUZZ_MAX_BLOCKS ||
 			    insns >= FUZZ_MAX_INSNS) {
+				fuzz_record(run, 'C', insns, 0);
 				pt_blk_free_decoder(dec);
 				return -1;
 			}
@@ -298,8 +413,11 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 			FUZZ_CHECK(pt_blk_get_offset(dec, &offset) == 0,
 			           "get_offset after an error");
 			fuzz_check_offset(f, offset, "error");
+			fuzz_record(run, 'E', (uint64_t)(int64_t)status,
+			            offset);
 			continue;
 		}
+		fuzz_record(run, 'e', (uint64_t)(int64_t)status, insns);
 		break;
 	}
 	pt_blk_free_decoder(dec);
@@ -310,16 +428,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pt_config config;
 	struct fuzz_flow f;
+	struct fuzz_run runs[2];
 	struct pt_image *image;
 	uint8_t *code, *trace, cfg;
 	size_t code_size;
-	int64_t ninsn, nblk;
+	int64_t ninsn[2], nblk[2];
+	int path;
 
 	if (size < 3)
 		return 0;
 	cfg = data[0];
 	code_size = (size_t)data[1] | ((size_t)(data[2] & 0x1f) << 8);
-	f.offsets = data[2] >> 7;
 	if (code_size > FUZZ_MAX_CODE)
 		code_size %= FUZZ_MAX_CODE + 1;
 	if (code_size > size - 3)
@@ -377,21 +496,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	}
 
+	/* Path 0 is the batch path, path 1 the pull path. */
 	config.flags.variant.insn.enable_tick_events = (cfg >> 2) & 1;
 	config.flags.variant.insn.keep_tcal_on_ovf = (cfg >> 5) & 1;
-	ninsn = fuzz_insn(&f, &config, image);
+	for (path = 0; path < 2; path++) {
+		fuzz_run_init(&runs[path], path);
+		ninsn[path] = fuzz_insn(&f, &config, image, &runs[path]);
+	}
+	fuzz_compare(&runs[0], &runs[1], "instruction-flow decoder");
 
 	memset(&config.flags, 0, sizeof(config.flags));
 	config.flags.variant.block.end_on_call = cfg & 1;
 	config.flags.variant.block.end_on_jump = (cfg >> 1) & 1;
 	config.flags.variant.block.enable_tick_events = (cfg >> 2) & 1;
 	config.flags.variant.block.keep_tcal_on_ovf = (cfg >> 5) & 1;
-	nblk = fuzz_blk(&f, &config, image);
+	for (path = 0; path < 2; path++) {
+		fuzz_run_init(&runs[path], path);
+		nblk[path] = fuzz_blk(&f, &config, image, &runs[path]);
+	}
+	fuzz_compare(&runs[0], &runs[1], "block decoder");
 
-	if (ninsn >= 0 && nblk >= 0)
-		FUZZ_CHECK(ninsn == nblk,
-		           "%lld instructions, but %lld in blocks",
-		           (long long)ninsn, (long long)nblk);
+	for (path = 0; path < 2; path++)
+		if (ninsn[path] >= 0 && nblk[path] >= 0)
+			FUZZ_CHECK(ninsn[path] == nblk[path],
+			           "%lld instructions, but %lld in blocks",
+			           (long long)ninsn[path],
+			           (long long)nblk[path]);
 
 	pt_image_free(image);
 	free(code);

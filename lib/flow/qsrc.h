@@ -6,11 +6,15 @@
  * In batch mode the query decoder runs ahead and hands out its results as
  * items; the calls below take them one by one and answer exactly as the pull
  * API would at that point: the same values, status flags, errors and times.
- * Only the decoder's position is further on; where the position matters (an
- * offset asked for, a synchronization that is not the one after a query
- * error), a second decoder replays the results from the last
- * synchronization point with the pull API to reach the same state as the
- * pull API would have, takes over, and the batch goes on from there. */
+ * Only the decoder's position is further on.  Where the position matters
+ * (an offset asked for, a synchronization) and where the items tell less
+ * than the flow decoder's next step depends on (a decode error next, an
+ * indirect branch asked for while conditional branch outcomes are pending;
+ * see qsrc.c), a second decoder replays the calls made since the last
+ * synchronization point with the pull API to reach the state the pull API
+ * would have and takes over; batches go on from the next synchronization.
+ * (Not yet exact: the status before the end of the trace, see
+ * qsrc_status().) */
 #ifndef PTD_FLOW_QSRC_H
 #define PTD_FLOW_QSRC_H
 
@@ -29,8 +33,12 @@ struct ptd_qsrc {
 	struct ptd_time_config tconfig;
 	int have_tconfig;
 
-	/* Use ptd_qry_next_batch(). */
+	/* Use ptd_qry_next_batch() now; @batch_wanted: again after the next
+	 * synchronization (0 once the caller asked for an offset while
+	 * decoding).  Where the pull API took over up to the next
+	 * synchronization (see above), @batch is 0. */
 	int batch;
+	int batch_wanted;
 
 	/* The items of the last batch, the next one at @pos; @used outcomes
 	 * of a tnt item at @pos are taken.  @end: the batch reported the end
@@ -92,7 +100,7 @@ static inline int ptd_qsrc_cond(struct ptd_qsrc *qs, int *taken)
 		return ptd_qsrc_cond_slow(qs, taken);
 	if (qs->used + 1u < it->count) {
 		next = it;
-	} else if (pos + 1 < qs->n) {
+	} else if (pos + 1 < qs->n && it[1].kind != ptd_qry_item_error) {
 		next = it + 1;
 	} else {
 		return ptd_qsrc_cond_slow(qs, taken);

@@ -570,12 +570,12 @@ static inline int fb_runs_ok(const struct ptd_flow *flow)
  * call or a compressed return need nothing but the next outcome and the
  * return stack: no event can bind (the engine is quiet and stays so while
  * no event item comes), and the status after an outcome is 0 unless an
- * event item follows it.  The chain loops take such runs one after the
- * other, using the outcomes straight from the items' bit masks and going on
- * from one TNT item to the next in the buffer; they leave an outcome that
- * an event item follows, the last item of the buffer (a refill) and every
- * other kind of run to the engine.  fb_chain_end() then brings the engine
- * and the query source to where ptd_qsrc_cond() would have left them. */
+ * event or error item follows it.  The chain loops take such runs one after
+ * the other, using the outcomes straight from the items' bit masks and going
+ * on from one TNT item to the next in the buffer; they leave an outcome that
+ * an event or error item follows, the last item of the buffer (a refill)
+ * and every other kind of run to the engine.  fb_chain_end() then brings the
+ * engine and the query source to where ptd_qsrc_cond() would have left them. */
 
 struct fb_chain {
 	struct ptd_qsrc *qs;
@@ -591,9 +591,10 @@ struct fb_chain {
 
 /* Make the item at c->pos (c->used of its outcomes taken) the chain's if it
  * is a TNT run.  Its last outcome may be taken only if the item after it is
- * in the buffer and is not an event: then ptd_qsrc_cond() would move on to
- * it with status 0; otherwise the engine takes it (an event binds, or the
- * query source refills). */
+ * in the buffer and is neither an event nor an error: then ptd_qsrc_cond()
+ * would move on to it with status 0; otherwise the engine takes it (an event
+ * binds, the pull API takes over before an error, or the query source
+ * refills). */
 static inline void fb_chain_load(struct fb_chain *c)
 {
 	const struct ptd_qsrc *qs = c->qs;
@@ -607,7 +608,8 @@ static inline void fb_chain_load(struct fb_chain *c)
 	c->it = it;
 	c->left = it->count - c->used;
 	if (c->pos + 1 >= qs->n ||
-	    qs->items[c->pos + 1].kind == ptd_qry_item_event)
+	    qs->items[c->pos + 1].kind == ptd_qry_item_event ||
+	    qs->items[c->pos + 1].kind == ptd_qry_item_error)
 		c->left--;
 }
 

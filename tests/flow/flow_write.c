@@ -15,7 +15,8 @@
  *
  * writes one input of fuzz/fuzz_flow.c instead: the configuration byte (the
  * low 8 bits of <config>), the code size (2 bytes, little endian; bit 15 set
- * if <config> has bit 8: ask for offsets), the code (at 0x400000, at most 48
+ * if <config> has bit 8, which once asked for offsets and which fuzz_flow
+ * no longer uses: it runs both ways), the code (at 0x400000, at most 48
  * blocks) and the trace; fuzz/corpus/fuzz_flow/ holds such seeds. */
 #include "flow_gen.h"
 

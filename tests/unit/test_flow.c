@@ -18,6 +18,9 @@
 struct trace {
 	struct pt_packet p[64];
 	size_t n;
+	/* Bytes after the packets (a packet cut short, say). */
+	uint8_t tail[16];
+	size_t ntail;
 };
 
 static struct pt_packet *add(struct trace *t, enum pt_packet_type type)
@@ -102,7 +105,9 @@ static size_t encode(uint8_t *buf, size_t cap, const struct trace *t)
 			fail_msg("packet %zu did not encode", i);
 	assert_int_equal(pt_enc_get_offset(enc, &offset), 0);
 	pt_free_encoder(enc);
-	return (size_t)offset;
+	assert_true(offset + t->ntail <= cap);
+	memcpy(buf + offset, t->tail, t->ntail);
+	return (size_t)offset + t->ntail;
 }
 
 /* --- Running the decoders ------------------------------------------------ */
@@ -797,6 +802,233 @@ static void test_nomap_bad_insn(void **state)
 	       "[enabled 9000] E-13@37");
 }
 
+/* Decode [@buf, @buf + @size) with the instruction-flow decoder (or, with
+ * @blocks, the block decoder) over the image of @s as ptxed does (up to an
+ * error or pts_eos, then the next PSB); log each synchronization as
+ * "S<sync offset>", then "N<instructions>" and "E<error>@<offset>" or
+ * "eos" for each PSB segment.  With @offsets the offset is asked for after
+ * every synchronization and before every step (ptxed --offset): the
+ * decoders then take the query results from the pull API; without, from
+ * batches (docs/flow.md). */
+static void path_run(struct run *r, const struct setup *s, const uint8_t *buf,
+                     size_t size, int blocks, int offsets)
+{
+	uint8_t *trace = ptd_t_dup(buf, size);
+	struct pt_insn_decoder *id = NULL;
+	struct pt_block_decoder *bd = NULL;
+	struct pt_image *image;
+	struct pt_config config;
+	int status, round;
+
+	memset(r, 0, sizeof(*r));
+	pt_config_init(&config);
+	config.begin = trace;
+	config.end = trace + size;
+	image = pt_image_alloc("test");
+	assert_non_null(image);
+	assert_int_equal(
+	        ptd_image_add_buffer(image, s->code, s->size, NULL, s->base, 1),
+	        0);
+	if (blocks) {
+		bd = pt_blk_alloc_decoder(&config);
+		assert_non_null(bd);
+		assert_int_equal(pt_blk_set_image(bd, image), 0);
+	} else {
+		id = pt_insn_alloc_decoder(&config);
+		assert_non_null(id);
+		assert_int_equal(pt_insn_set_image(id, image), 0);
+	}
+	for (round = 0; round < 16; round++) {
+		uint64_t offset = 0, ninsn = 0;
+
+		status = blocks ? pt_blk_sync_forward(bd)
+		                : pt_insn_sync_forward(id);
+		if (status == -pte_eos)
+			break;
+		if (status >= 0) {
+			if (offsets)
+				assert_int_equal(
+				        blocks ? pt_blk_get_offset(bd, &offset)
+				               : pt_insn_get_offset(id,
+				                                    &offset),
+				        0);
+			assert_int_equal(
+			        blocks ? pt_blk_get_sync_offset(bd, &offset)
+			               : pt_insn_get_sync_offset(id, &offset),
+			        0);
+			say(r, "S%llx ", (unsigned long long)offset);
+		}
+		while (status >= 0 && !(status & pts_eos)) {
+			if (offsets)
+				assert_int_equal(
+				        blocks ? pt_blk_get_offset(bd, &offset)
+				               : pt_insn_get_offset(id,
+				                                    &offset),
+				        0);
+			if (status & pts_event_pending) {
+				struct pt_event ev;
+
+				status = blocks ? pt_blk_event(bd, &ev,
+				                               sizeof(ev))
+				                : pt_insn_event(id, &ev,
+				                                sizeof(ev));
+			} else if (blocks) {
+				struct pt_block b;
+
+				b.ninsn = 0;
+				status = pt_blk_next(bd, &b, sizeof(b));
+				ninsn += b.ninsn;
+			} else {
+				struct pt_insn in;
+
+				status = pt_insn_next(id, &in, sizeof(in));
+				ninsn += status >= 0;
+			}
+		}
+		say(r, "N%llu ", (unsigned long long)ninsn);
+		if (status >= 0) {
+			say(r, "eos ");
+			break;
+		}
+		assert_int_equal(blocks ? pt_blk_get_offset(bd, &offset)
+		                        : pt_insn_get_offset(id, &offset),
+		                 0);
+		say(r, "E%d@%llx ", status, (unsigned long long)offset);
+		if (status == -pte_eos)
+			break;
+	}
+	if (r->len)
+		r->log[--r->len] = 0;
+	pt_blk_free_decoder(bd);
+	pt_insn_free_decoder(id);
+	pt_image_free(image);
+	free(trace);
+}
+
+/* Both paths of both decoders on [@buf, @buf + @size): the logs of
+ * path_run() must be @insns for the instruction-flow decoder and @blocks
+ * for the block decoder, whether or not the offsets are asked for. */
+static void path_expect(const struct setup *s, const uint8_t *buf, size_t size,
+                        const char *insns, const char *blocks)
+{
+	struct run r;
+	int blk, offsets;
+
+	for (blk = 0; blk < 2; blk++) {
+		for (offsets = 0; offsets < 2; offsets++) {
+			const char *want = blk ? blocks : insns;
+
+			path_run(&r, s, buf, size, blk, offsets);
+			if (strcmp(r.log, want))
+				fail_msg("%s, %s path:\n  got      %s\n  "
+				         "expected %s",
+				         blk ? "blocks" : "instructions",
+				         offsets ? "pull" : "batch", r.log,
+				         want);
+		}
+	}
+}
+
+/* fuzz/crashes/fuzz_flow-sync-offset-batch2: a decode error right after
+ * the event of a TIP.PGE to code that is not there.  The pull API's status
+ * after the event announces another event (the next packet begins like a
+ * PSB); the batch items did not tell, so on the batch path the decoders
+ * went on to the instruction and failed by themselves instead of with the
+ * query's -pte_bad_packet, and after the resynchronization at the next PSB
+ * the sync offset named a later PSB than the one decoding went on from.
+ * Both paths must give the same errors and sync offsets.  (ptdecode's
+ * expectations: libipt 2.0.5 first fails to synchronize with
+ * -pte_bad_context at the PSB that straddles the TIP.PGE and the damaged
+ * PSB.) */
+static void test_sync_offset_after_error(void **state)
+{
+	static const uint8_t nop = 0x90;
+	struct setup s = {.code = &nop, .size = 1, .base = 0x1000};
+	uint8_t buf[256];
+	size_t size = 0, seg;
+
+	(void)state;
+	/* Three segments: PSB+ (64-bit), a TIP.PGE whose IP ends in 02 82
+	 * (0xffff820200001000, nothing mapped there) and 14 more bytes of
+	 * the PSB pattern: a PSB straddles the TIP.PGE, and the packet after
+	 * the TIP.PGE is a PSB cut short (-pte_bad_packet); two PADs. */
+	for (seg = 0; seg < 3; seg++) {
+		struct trace t = {0};
+		size_t i;
+
+		psb(&t, 0);
+		ip(&t, ppt_tip_pge, 0xffff820200001000ull);
+		size += encode(buf + size, sizeof(buf) - size, &t);
+		assert_int_equal(buf[size - 2], 0x02);
+		assert_int_equal(buf[size - 1], 0x82);
+		for (i = 0; i < 7; i++) {
+			buf[size++] = 0x02;
+			buf[size++] = 0x82;
+		}
+		buf[size++] = 0x00;
+		buf[size++] = 0x00;
+	}
+	assert_int_equal(size, 3 * 43);
+	path_expect(&s, buf, size, "S0 N0 E-5@1b S2b N0 E-5@46 S56 N0 E-5@71",
+	            "S0 N0 E-5@1b S2b N0 E-5@46 S56 N0 E-5@71");
+}
+
+/* A TIP while conditional branch outcomes are pending: the indirect branch
+ * query takes it (the outcomes stay for the next conditional branches), as
+ * pt_qry_indirect_branch() does.  On the batch path the decoders once said
+ * -pte_bad_query at the first jmp rax (fuzz/crashes/fuzz_flow-paths-*). */
+static void test_indirect_past_tnt(void **state)
+{
+	/* 1000 jz 1002; 1002 jmp rax */
+	static const uint8_t code[] = {0x74, 0x00, 0xff, 0xe0};
+	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
+	struct trace t = {0};
+	uint8_t buf[256];
+	size_t size;
+
+	(void)state;
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tnt(&t, "nn");
+	ip(&t, ppt_tip, 0x1000);
+	ip(&t, ppt_tip_pgd, 0x3000);
+	expect(&s, &t, "[enabled 1000] 1000 1002 1000 1002 [disabled 3000]",
+	       "[enabled 1000] 1000-1000/1 1002-1002/1 1000-1000/1 "
+	       "1002-1002/1 [disabled 3000]");
+	size = encode(buf, sizeof(buf), &t);
+	path_expect(&s, buf, size, "S0 N4 eos", "S0 N4 eos");
+}
+
+/* The trace ends in a packet cut short right after tracing was enabled:
+ * the status after the last event does not say pts_eos, so the code that
+ * needs no trace runs up to the return, whose query finds the end.  Open
+ * bug (fuzz/crashes/fuzz_flow-eos-status): on the batch path the decoders
+ * say pts_eos after the event and stop there (run() goes on after pts_eos,
+ * path_run() does not). */
+static void test_known_bug_end_status(void **state)
+{
+	/* 1000 nop; 1001 nop; 1002 ret */
+	static const uint8_t code[] = {0x90, 0x90, 0xc3};
+	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
+	struct trace t = {0};
+	uint8_t buf[256];
+	size_t size;
+
+	(void)state;
+	psb(&t, 0);
+	mode(&t, ptem_64bit);
+	ip(&t, ppt_tip_pge, 0x1000);
+	/* The first three bytes of a TNT-64. */
+	t.tail[0] = 0x02;
+	t.tail[1] = 0xa3;
+	t.tail[2] = 0x03;
+	t.ntail = 3;
+	expect(&s, &t, "[enabled 1000] [mode 3] 1000 1001",
+	       "[enabled 1000] [mode 3] 1000-1002/3");
+	size = encode(buf, sizeof(buf), &t);
+	path_expect(&s, buf, size, "S0 N2 E-7@1d", "S0 N3 E-7@1d");
+}
+
 static void test_tick(void **state)
 {
 	struct setup s = {
@@ -906,7 +1138,7 @@ static void test_api(void **state)
 	pt_blk_free_decoder(NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_cond_branches),
@@ -922,10 +1154,14 @@ int main(void)
 	        cmocka_unit_test(test_asid),
 	        cmocka_unit_test(test_tsx),
 	        cmocka_unit_test(test_nomap_bad_insn),
+	        cmocka_unit_test(test_sync_offset_after_error),
+	        cmocka_unit_test(test_indirect_past_tnt),
+	        cmocka_unit_test(test_known_bug_end_status),
 	        cmocka_unit_test(test_tick),
 	        cmocka_unit_test(test_event_trace),
 	        cmocka_unit_test(test_api),
 	};
 
+	ptd_t_filters(argc, argv);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
