@@ -28,8 +28,9 @@
  * Before timing, an untimed pass checks that the batch results equal the
  * pull API's item for item: each item expanded (a run into single outcomes)
  * against a ptdecode pull decoder stepped alongside, comparing kinds, taken
- * bits, IPs, whole events, error codes and offsets, and pt_qry_time()'s
- * value, lost counts and status.
+ * bits, IPs, whole events, error codes, offsets and flags (an error item for
+ * every failed call of the loop, a query's -pte_eos included), and
+ * pt_qry_time()'s value, lost counts and status.
  *
  * Inputs: every corpus trace found under --corpora (with the configuration
  * its README gives), then a buffer of at least --large-mb MiB: the corpus
@@ -190,8 +191,7 @@ static inline void mix(struct pass *p, uint64_t v)
 			uint64_t ip = 0, tsc = 0;                              \
 			uint32_t lmtc = 0, lcyc = 0;                           \
 			if (status < 0) {                                      \
-				if (status != -pte_nosync &&                   \
-				    status != -pte_eos)                        \
+				if (status != -pte_nosync)                     \
 					p->errors++;                           \
 				status = SYNC(dec, &ip);                       \
 				if (status == -pte_eos)                        \
@@ -207,7 +207,7 @@ static inline void mix(struct pass *p, uint64_t v)
 				p->events++;                                   \
 				mix(p, (uint64_t)EVTYPE);                      \
 			} else if (status & pts_eos) {                         \
-				status = -pte_eos;                             \
+				status = -pte_nosync;                          \
 				continue;                                      \
 			} else {                                               \
 				int taken = 0;                                 \
@@ -345,16 +345,20 @@ struct result {
 	int kind; /* enum ptd_qry_item_kind */
 	uint64_t value;
 	int error;
+	int eflags; /* error: the item flags that say which call failed */
 	struct pt_event ev;
 	uint64_t tsc;
 	uint32_t lmtc, lcyc;
 	int time_status;
 };
 
-/* The pull loop, one result at a time. */
+/* The pull loop, one result at a time.  A negative @status is the call
+ * that failed (@eflags: which), or -pte_nosync: synchronize without an
+ * error (at the start, and after pts_eos). */
 struct puller {
 	struct pt_query_decoder *dec;
 	int status;
+	int eflags;
 };
 
 /* The next result of @pl in @r; 0 at the end. */
@@ -367,18 +371,23 @@ static int pull_next(struct puller *pl, struct result *r)
 		if (status < 0) {
 			uint64_t ip = 0;
 
-			if (status != -pte_nosync && status != -pte_eos) {
+			if (status != -pte_nosync) {
 				r->kind = ptd_qry_item_error;
 				r->error = status;
+				r->eflags = pl->eflags;
 				(void)pt_qry_get_offset(pl->dec, &r->value);
 				pl->status = -pte_nosync;
 				break;
 			}
 			pl->status = pt_qry_sync_forward(pl->dec, &ip);
-			if (pl->status == -pte_eos)
+			if (pl->status == -pte_eos) {
+				pl->status = -pte_nosync;
 				return 0;
-			if (pl->status < 0)
+			}
+			if (pl->status < 0) {
+				pl->eflags = ptd_qry_item_resync;
 				continue;
+			}
 			r->kind = ptd_qry_item_sync;
 			r->value = (pl->status & pts_ip_suppressed) ? 0 : ip;
 			break;
@@ -386,13 +395,15 @@ static int pull_next(struct puller *pl, struct result *r)
 		if (status & pts_event_pending) {
 			pl->status =
 			        pt_qry_event(pl->dec, &r->ev, sizeof(r->ev));
-			if (pl->status < 0)
+			if (pl->status < 0) {
+				pl->eflags = ptd_qry_item_event_pending;
 				continue;
+			}
 			r->kind = ptd_qry_item_event;
 			break;
 		}
 		if (status & pts_eos) {
-			pl->status = -pte_eos;
+			pl->status = -pte_nosync;
 			continue;
 		}
 		{
@@ -405,11 +416,15 @@ static int pull_next(struct puller *pl, struct result *r)
 				r->value = (uint64_t)taken;
 				break;
 			}
-			if (pl->status != -pte_bad_query)
+			if (pl->status != -pte_bad_query) {
+				pl->eflags = 0;
 				continue;
+			}
 			pl->status = pt_qry_indirect_branch(pl->dec, &ip);
-			if (pl->status < 0)
+			if (pl->status < 0) {
+				pl->eflags = ptd_qry_item_indirect;
 				continue;
+			}
 			r->kind = ptd_qry_item_tip;
 			r->value = (pl->status & pts_ip_suppressed) ? 0 : ip;
 			break;
@@ -436,6 +451,10 @@ static int same_result(const struct ptd_qry_item *it, unsigned bit,
 		return 0;
 	if (it->error != r->error)
 		return 0;
+	/* An error item's flags say which call failed. */
+	if ((it->flags & (ptd_qry_item_event_pending | ptd_qry_item_indirect |
+	                  ptd_qry_item_resync)) != r->eflags)
+		return 0;
 	/* A sync item carries the time pt_qry_time() gives after the sync;
 	 * an error item the time before the failed step.  Both are what
 	 * pt_qry_time() returns there. */
@@ -461,6 +480,7 @@ static int check_batch(const struct input *in)
 	bdec = pt_qry_alloc_decoder(&config);
 	pl.dec = pt_qry_alloc_decoder(&config);
 	pl.status = -pte_nosync;
+	pl.eflags = 0;
 	if (!bdec || !pl.dec) {
 		pt_qry_free_decoder(bdec);
 		pt_qry_free_decoder(pl.dec);

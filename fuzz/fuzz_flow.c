@@ -113,28 +113,7 @@ static void fuzz_compare(const struct fuzz_run *batch,
                          const struct fuzz_run *pull, const char *what)
 {
 	size_t i, n = batch->nrec;
-	int all = 1;
 
-	/* Open bug fuzz/crashes/fuzz_flow-eos-status*: on the batch path the
-	 * status before the end of the trace says pts_eos even where the
-	 * pull API's does not (the trace ends in a packet that is cut short
-	 * or lacks what it binds to), so the decoders stop there (pts_eos,
-	 * or -pte_eos where tracing is disabled) while on the pull path they
-	 * go on (to -pte_eos, -pte_no_enable or another error).  If the batch
-	 * path reached the end of the trace in its last PSB segment and the
-	 * pull path did not end the same way, only what came before the last
-	 * synchronization is compared. */
-	if (n >= 2 && n <= FUZZ_RECORDS && batch->rec[n - 1][0] == 'e' &&
-	    (pull->nrec != n || memcmp(batch->rec[n - 1], pull->rec[n - 1],
-	                               sizeof(batch->rec[n - 1])) != 0)) {
-		while (n && batch->rec[n - 1][0] != 'S')
-			n--;
-		FUZZ_CHECK(n && pull->nrec >= n,
-		           "%s: %zu records on the batch path, %zu on the pull "
-		           "path",
-		           what, batch->nrec, pull->nrec);
-		all = 0;
-	}
 	for (i = 0; i < n && i < pull->nrec && i < FUZZ_RECORDS; i++) {
 		const uint64_t *b = batch->rec[i], *p = pull->rec[i];
 
@@ -147,8 +126,6 @@ static void fuzz_compare(const struct fuzz_run *batch,
 		           (unsigned long long)b[2], (char)p[0],
 		           (long long)p[1], (unsigned long long)p[2]);
 	}
-	if (!all)
-		return;
 	FUZZ_CHECK(batch->nrec == pull->nrec,
 	           "%s: %zu records on the batch path, %zu on the pull path",
 	           what, batch->nrec, pull->nrec);

@@ -29,7 +29,10 @@
  * between resynchronizations once it has a TSC; pt_qry_sync_backward lands
  * on a PSB before the position it started from; ptd_qry_next_batch(), with
  * random numbers of items and events per call, gives the pull API's results
- * item for item, times included.  The trace is copied into an
+ * item for item, times included, and an error item for every call of the
+ * loop that fails (a query's -pte_eos included, but not the end that pts_eos
+ * announced), with flags that say which call failed and so the status
+ * before it.  The trace is copied into an
  * allocation of exactly its size so that ASan reports reads past it; the
  * libFuzzer run uses -rss_limit_mb/-malloc_limit_mb for bounded memory. */
 #define _POSIX_C_SOURCE 200809L
@@ -258,58 +261,84 @@ static void fuzz_backward(struct fuzz *f, const struct pt_config *config)
  * results, must be the pull API's next result, with the same time. */
 struct pull {
 	struct pt_query_decoder *dec;
+	/* The status of the last call; -pte_nosync: synchronize without an
+	 * error (at the start, and after pts_eos). */
 	int status;
+	/* The status that the last result (not an error) came with, and
+	 * the error flags of the call that failed. */
+	int before;
+	int eflags;
 };
 
 /* The next result of the pull loop: its kind (enum ptd_qry_item_kind) or 0
- * at the end; @value, @ev and @err describe it. */
+ * at the end; @value, @ev and @err describe it, and for an error, @eflags
+ * the item flags that say which call failed. */
 static int pull_next(struct pull *p, uint64_t *value, struct pt_event *ev,
-                     int *err)
+                     int *err, int *eflags)
 {
 	*value = 0;
 	*err = 0;
+	*eflags = 0;
 	for (;;) {
 		uint64_t ip = 0;
 		int taken = 0;
 
 		if (p->status < 0) {
-			if (p->status != -pte_nosync && p->status != -pte_eos) {
+			/* Every failed call is an error item, a query's
+			 * -pte_eos included. */
+			if (p->status != -pte_nosync) {
 				*err = p->status;
+				*eflags = p->eflags;
 				(void)pt_qry_get_offset(p->dec, value);
 				p->status = -pte_nosync;
 				return ptd_qry_item_error;
 			}
 			p->status = pt_qry_sync_forward(p->dec, &ip);
-			if (p->status == -pte_eos)
+			if (p->status == -pte_eos) {
+				p->status = -pte_nosync;
 				return 0;
-			if (p->status < 0)
+			}
+			if (p->status < 0) {
+				/* (-pte_nosync: again, without an item.) */
+				p->eflags = ptd_qry_item_resync;
 				continue;
+			}
+			p->before = p->status;
 			*value = (p->status & pts_ip_suppressed) ? 0 : ip;
 			return ptd_qry_item_sync;
 		}
 		if (p->status & pts_event_pending) {
 			memset(ev, 0, sizeof(*ev));
 			p->status = pt_qry_event(p->dec, ev, sizeof(*ev));
-			if (p->status >= 0)
+			if (p->status >= 0) {
+				p->before = p->status;
 				return ptd_qry_item_event;
+			}
+			p->eflags = ptd_qry_item_event_pending;
 			continue;
 		}
 		if (p->status & pts_eos) {
-			p->status = -pte_eos;
+			/* The announced end: no item. */
+			p->status = -pte_nosync;
 			continue;
 		}
 		p->status = pt_qry_cond_branch(p->dec, &taken);
 		if (p->status >= 0) {
+			p->before = p->status;
 			*value = (uint64_t)taken;
 			return ptd_qry_item_tnt;
 		}
-		if (p->status != -pte_bad_query)
+		if (p->status != -pte_bad_query) {
+			p->eflags = 0;
 			continue;
+		}
 		p->status = pt_qry_indirect_branch(p->dec, &ip);
 		if (p->status >= 0) {
+			p->before = p->status;
 			*value = (p->status & pts_ip_suppressed) ? 0 : ip;
 			return ptd_qry_item_tip;
 		}
+		p->eflags = ptd_qry_item_indirect;
 	}
 }
 
@@ -325,6 +354,8 @@ static void fuzz_batch(struct fuzz *f, const struct pt_config *config,
 	dec = ptd_qry_alloc_decoder(config, tconfig);
 	p.dec = ptd_qry_alloc_decoder(config, tconfig);
 	p.status = -pte_nosync;
+	p.before = 0;
+	p.eflags = 0;
 	FUZZ_CHECK(dec && p.dec, "allocation failed");
 	for (;;) {
 		size_t nitems = 2 + fuzz_rand(f) % 39;
@@ -345,9 +376,10 @@ static void fuzz_batch(struct fuzz *f, const struct pt_config *config,
 			for (unsigned b = 0; b < m; ++b) {
 				uint64_t value, tsc = 0;
 				uint32_t lmtc = 0, lcyc = 0;
-				int kind, err, ts;
+				int kind, err, ts, eflags, before = p.before;
 
-				kind = pull_next(&p, &value, &ev, &err);
+				kind = pull_next(&p, &value, &ev, &err,
+				                 &eflags);
 				ts = pt_qry_time(p.dec, &tsc, &lmtc, &lcyc);
 				FUZZ_CHECK(kind == it->kind,
 				           "batch kind %d, pull kind %d",
@@ -369,6 +401,28 @@ static void fuzz_batch(struct fuzz *f, const struct pt_config *config,
 					        (unsigned long long)it->value,
 					        (unsigned long long)value);
 				FUZZ_CHECK(it->error == err, "error");
+				/* The flags of an error say which call failed,
+				 * and so the status before it. */
+				FUZZ_CHECK((it->flags &
+				            ~(ptd_qry_item_has_tsc |
+				              ptd_qry_item_ip_suppressed)) ==
+				                   (kind == ptd_qry_item_error
+				                            ? eflags
+				                            : 0),
+				           "flags %x, pull %x", it->flags,
+				           eflags);
+				if (kind == ptd_qry_item_error &&
+				    !(eflags & ptd_qry_item_resync))
+					FUZZ_CHECK(
+					        !(before & pts_eos) &&
+					                !!(before &
+					                   pts_event_pending) ==
+					                        !!(it->flags &
+					                           ptd_qry_item_event_pending),
+					        "status before the error %x, "
+					        "flags "
+					        "%x",
+					        before, it->flags);
 				FUZZ_CHECK(it->tsc == tsc &&
 				                   it->lost_mtc == lmtc &&
 				                   it->lost_cyc == lcyc &&
@@ -379,7 +433,8 @@ static void fuzz_batch(struct fuzz *f, const struct pt_config *config,
 			}
 		}
 	}
-	FUZZ_CHECK(pull_next(&p, &(uint64_t){0}, &ev, &(int){0}) == 0,
+	FUZZ_CHECK(pull_next(&p, &(uint64_t){0}, &ev, &(int){0}, &(int){0}) ==
+	                   0,
 	           "the batch ends early");
 	pt_qry_free_decoder(dec);
 	pt_qry_free_decoder(p.dec);

@@ -14,17 +14,19 @@
  * conditional-branch outcomes that share one time is one item.  The results
  * are those of the pull API, item for item: expanding the items (each TNT
  * outcome as one pt_qry_cond_branch() result) gives exactly the sequence of
- * results, IPs, events and pt_qry_time() values of this loop:
+ * results, IPs, events, errors and pt_qry_time() values of this loop:
  *
- *     status = pt_qry_sync_forward(decoder, &ip);      (an item "sync")
+ *     status = -pte_nosync;
  *     for (;;) {
- *         if (status < 0) {                             (an item "error",
- *             status = pt_qry_sync_forward(...);          unless -pte_eos)
- *             stop at -pte_eos;
+ *         if (status < 0) {                   (an item "error" for the call
+ *                                              that failed, unless -pte_nosync)
+ *             status = pt_qry_sync_forward(...);        (an item "sync")
+ *             if (status == -pte_eos)
+ *                 stop;
  *         } else if (status & pts_event_pending)
  *             status = pt_qry_event(...);               (an item "event")
  *         else if (status & pts_eos)
- *             status = -pte_eos;
+ *             status = -pte_nosync;
  *         else {
  *             status = pt_qry_cond_branch(...);         (items "tnt")
  *             if (status == -pte_bad_query)
@@ -32,10 +34,18 @@
  *         }
  *     }
  *
- * with pt_qry_time() after every step.  So a decode error costs what it costs
- * the pull API (the rest of its PSB segment) and decoding goes on at the next
- * PSB by itself.  The instruction-flow and block decoders are such programs;
- * they follow the items instead of calling the pull API.
+ * with pt_qry_time() after every step.  Every call of the loop that fails
+ * is an error item, but for pt_qry_sync_forward()'s -pte_eos (no PSB
+ * follows: the end) and -pte_nosync: so the end of the trace that pts_eos
+ * announced has no item, while a query that fails with -pte_eos (the trace
+ * ends inside a packet, or before a packet that the query needs, the TIP
+ * that a FUP's event binds to, say) is an error item -pte_eos, before the
+ * end.  An error item's
+ * flags tell the status before it (ptd_qry_item_event_pending) and which
+ * call failed.  So a decode error costs what it costs the pull API (the
+ * rest of its PSB segment) and decoding goes on at the next PSB by itself.
+ * The instruction-flow and block decoders are such programs; they follow
+ * the items instead of calling the pull API.
  */
 
 #ifndef PTD_QUERY_H
@@ -58,9 +68,10 @@ enum ptd_qry_item_kind {
 	/** The decoder synchronized at a PSB (a pt_qry_sync_forward()
 	 * result): decoding starts afresh here. */
 	ptd_qry_item_sync,
-	/** A decode error (a negative result other than -pte_eos); the
-	 * decoder synchronizes at the next PSB, and a sync item follows
-	 * unless the trace ends. */
+	/** A call of the loop failed (a negative result, -pte_eos of a
+	 * query included; see the flags for which call); the decoder
+	 * synchronizes at the next PSB, and a sync item follows unless the
+	 * trace ends (or an error item of that synchronization). */
 	ptd_qry_item_error
 };
 
@@ -72,7 +83,23 @@ enum ptd_qry_item_flag {
 	/** @tsc is a TSC estimate: pt_qry_time() returned 0 (without it,
 	 * pt_qry_time() returned -pte_no_time and @tsc is the relative time
 	 * it gave). */
-	ptd_qry_item_has_tsc = 1 << 1
+	ptd_qry_item_has_tsc = 1 << 1,
+	/** error: the status that the pull API returned with the result
+	 * before the error (the last event, outcome, TIP or synchronization)
+	 * had pts_event_pending, so the call that failed is pt_qry_event().
+	 * Without this flag and the next two, that status was 0 (no status
+	 * flag but pts_ip_suppressed) and the call that failed is
+	 * pt_qry_cond_branch().  (An error item never follows a status with
+	 * pts_eos: the loop makes no query then, and pt_qry_sync_forward()
+	 * finds no PSB after it.) */
+	ptd_qry_item_event_pending = 1 << 2,
+	/** error: the status before the error was 0 (as without a flag),
+	 * pt_qry_cond_branch() returned -pte_bad_query (the next packet is a
+	 * TIP), and the call that failed is pt_qry_indirect_branch(). */
+	ptd_qry_item_indirect = 1 << 3,
+	/** error: the call that failed is the pt_qry_sync_forward() after an
+	 * error item (no result came before it). */
+	ptd_qry_item_resync = 1 << 4
 };
 
 /** One result of ptd_qry_next_batch() (32 bytes). */
@@ -83,9 +110,10 @@ struct ptd_qry_item {
 	uint8_t flags;
 	/** tnt: the number of outcomes, 1 to 64; 0 otherwise. */
 	uint8_t count;
+	/** 0. */
 	uint8_t reserved;
-	/** error: the negative error code (enum pt_error_code); 0
-	 * otherwise. */
+	/** error: the negative error code (enum pt_error_code) that the
+	 * failed call returned; 0 otherwise. */
 	int32_t error;
 	/** The time of the result as pt_qry_time() reports it after it:
 	 * the lost MTC and CYC counts and the time (see @flags). */
@@ -101,7 +129,7 @@ struct ptd_qry_item {
 	 *  - sync: the IP at which tracing starts (0 with
 	 *    ptd_qry_item_ip_suppressed);
 	 *  - error: the offset of the packet that failed, as
-	 *    pt_qry_get_offset() reports it. */
+	 *    pt_qry_get_offset() reports it after the failed call. */
 	uint64_t value;
 };
 

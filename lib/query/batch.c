@@ -39,6 +39,9 @@ struct ptd_qry_bcall {
 	/* The last item is a run of outcomes that the next outcomes may
 	 * join: the fast path made it and the time has not changed since. */
 	int run_open;
+	/* The flags of the error item for a failed call (enum
+	 * ptd_qry_item_flag: which call failed), set where a call fails. */
+	int eflags;
 };
 
 /* Take the time of a result, as pt_qry_time() will report it. */
@@ -403,8 +406,17 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 		call->dirty = 1;
 		call->run_open = 0;
 		status = ptd_qry_read_ahead(decoder);
-		if (status < 0 && status != -pte_eos)
+		if (status < 0 && status != -pte_eos) {
+			/* The query drops its result: pt_qry_cond_branch()
+			 * for outcomes, pt_qry_indirect_branch() for a TIP
+			 * (after pt_qry_cond_branch() said -pte_bad_query),
+			 * pt_qry_event() for an event. */
+			call->eflags = res.kind == ptd_qry_item_tnt ? 0
+			               : res.kind == ptd_qry_item_tip
+			                       ? ptd_qry_item_indirect
+			                       : ptd_qry_item_event_pending;
 			return status;
+		}
 		if (res.kind == ptd_qry_item_tnt) {
 			it = ptd_qry_bitem(decoder, call, ptd_qry_item_tnt);
 			it->count = (uint8_t)res.size;
@@ -450,6 +462,7 @@ static int ptd_qry_psb_events(struct pt_query_decoder *decoder,
 		decoder->event = NULL;
 		err = ptd_qry_pending_psb_event(decoder);
 		if (err < 0) {
+			call->eflags = ptd_qry_item_event_pending;
 			*status = err;
 			return 1;
 		}
@@ -461,6 +474,7 @@ static int ptd_qry_psb_events(struct pt_query_decoder *decoder,
 			err = ptd_qry_read_ahead(decoder);
 			call->dirty = 1;
 			if (err < 0 && err != -pte_eos) {
+				call->eflags = ptd_qry_item_event_pending;
 				*status = err;
 				return 1;
 			}
@@ -479,7 +493,8 @@ static int ptd_qry_psb_events(struct pt_query_decoder *decoder,
 /* The slow path                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* An error item for @err at the decoder's position. */
+/* An error item for @err at the decoder's position, with the flags in
+ * call->eflags. */
 static void ptd_qry_berror(struct pt_query_decoder *decoder,
                            struct ptd_qry_bcall *call, int err)
 {
@@ -488,12 +503,14 @@ static void ptd_qry_berror(struct pt_query_decoder *decoder,
 	uint64_t offset = 0;
 
 	(void)pt_qry_get_offset(decoder, &offset);
+	it->flags |= (uint8_t)call->eflags;
 	it->error = err;
 	it->value = offset;
 }
 
-/* One step of the loop through the pull API.  Returns the new status, or
- * 1 << 30 if the call must stop (no room for an event). */
+/* One step of the loop through the pull API.  Returns the new status (on
+ * an error, call->eflags tells which query failed), or 1 << 30 if the call
+ * must stop (no room for an event). */
 static int ptd_qry_slow_step(struct pt_query_decoder *decoder,
                              struct ptd_qry_bcall *call, int status)
 {
@@ -512,6 +529,8 @@ static int ptd_qry_slow_step(struct pt_query_decoder *decoder,
 		if (status >= 0) {
 			it = ptd_qry_bitem(decoder, call, ptd_qry_item_event);
 			it->value = call->nev++;
+		} else {
+			call->eflags = ptd_qry_item_event_pending;
 		}
 		return status;
 	}
@@ -520,8 +539,10 @@ static int ptd_qry_slow_step(struct pt_query_decoder *decoder,
 		ptd_qry_btnt(decoder, call, (uint64_t)taken, 1);
 		return status;
 	}
-	if (status != -pte_bad_query)
+	if (status != -pte_bad_query) {
+		call->eflags = 0;
 		return status;
+	}
 	status = pt_qry_indirect_branch(decoder, &ip);
 	if (status >= 0) {
 		it = ptd_qry_bitem(decoder, call, ptd_qry_item_tip);
@@ -529,6 +550,8 @@ static int ptd_qry_slow_step(struct pt_query_decoder *decoder,
 			it->flags |= ptd_qry_item_ip_suppressed;
 		else
 			it->value = ip;
+	} else {
+		call->eflags = ptd_qry_item_indirect;
 	}
 	return status;
 }
@@ -555,26 +578,34 @@ int ptd_qry_next_batch(struct pt_query_decoder *decoder,
 	call.nev = 0;
 	call.dirty = 1;
 	call.run_open = 0;
+	call.eflags = 0;
 
-	if (decoder->batch_error)
+	/* A negative status: the call that failed (an error item with
+	 * call.eflags), or -pte_nosync: synchronize without an item. */
+	if (decoder->batch_error) {
 		status = decoder->batch_error;
-	else if (!decoder->pos)
+		call.eflags = decoder->batch_eflags;
+	} else if (!decoder->pos) {
 		status = -pte_nosync;
-	else
+	} else {
 		status = ptd_qry_status(decoder);
+	}
 	decoder->batch_error = 0;
 
 	while (call.count + 2 <= call.nitems) {
 		if (status < 0) {
 			uint64_t ip = 0;
-			int err = status;
 
-			if (err != -pte_nosync && err != -pte_eos)
-				ptd_qry_berror(decoder, &call, err);
+			if (status != -pte_nosync)
+				ptd_qry_berror(decoder, &call, status);
 			status = pt_qry_sync_forward(decoder, &ip);
 			call.dirty = 1;
-			if (status == -pte_eos)
+			if (status == -pte_eos) {
+				/* The end: no item, and the same again in the
+				 * next call. */
+				status = -pte_nosync;
 				break;
+			}
 			if (status >= 0) {
 				struct ptd_qry_item *it = ptd_qry_bitem(
 				        decoder, &call, ptd_qry_item_sync);
@@ -583,6 +614,8 @@ int ptd_qry_next_batch(struct pt_query_decoder *decoder,
 					it->flags |= ptd_qry_item_ip_suppressed;
 				else
 					it->value = ip;
+			} else {
+				call.eflags = ptd_qry_item_resync;
 			}
 			continue;
 		}
@@ -604,7 +637,8 @@ int ptd_qry_next_batch(struct pt_query_decoder *decoder,
 		call.run_open = 0;
 		if (status & pts_eos) {
 			if (!(status & pts_event_pending)) {
-				status = -pte_eos;
+				/* The end that pts_eos announced: no item. */
+				status = -pte_nosync;
 				continue;
 			}
 		}
@@ -622,8 +656,10 @@ int ptd_qry_next_batch(struct pt_query_decoder *decoder,
 	}
 
 	/* An error or the end not handled yet waits for the next call. */
-	if (status < 0)
+	if (status < 0) {
 		decoder->batch_error = status;
+		decoder->batch_eflags = call.eflags;
+	}
 	if (call.count)
 		return (int)call.count;
 	return -pte_eos;

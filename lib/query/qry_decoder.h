@@ -74,8 +74,11 @@ struct pt_query_decoder {
 	struct ptd_qry_time last_time;
 
 	/* An error that ptd_qry_next_batch() has yet to report and recover
-	 * from (it ran out of items), or 0. */
+	 * from (it ran out of items), or 0, and the flags of its item (enum
+	 * ptd_qry_item_flag); -pte_nosync: it has yet to synchronize, without
+	 * an item. */
 	int batch_error;
+	int batch_eflags;
 };
 
 /* The ptd_qf flags of a decoded packet. */

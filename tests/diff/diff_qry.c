@@ -19,8 +19,8 @@
  * for those, times are compared only where libipt gives one.
  *
  * Each trace is also decoded with ptd_qry_next_batch(), whose items must be
- * our pull API's results one for one (with libipt's and, for every fourth
- * trace, our own time estimator).
+ * our pull API's results one for one, failed calls and their flags included
+ * (with libipt's and, for every fourth trace, our own time estimator).
  *
  * Usage: diff_qry [--seed N] [--traces N] [--kb N] [-v]
  * Exit status: 0 pass, 1 failure, 77 libipt.so.2 not loadable (skip). */
@@ -818,16 +818,34 @@ static int same_rec(const struct rec *a, const struct rec *b)
 /* ----------------------------------------------------------------------- */
 
 /* The next record of @log from *@i that the batch interface reports as an
- * item (a result, or an error other than the end), or NULL. */
+ * item (a result, or a failed call but a synchronization's -pte_nosync),
+ * or NULL.  (drive() records no synchronization that fails with -pte_eos:
+ * the end.) */
 static const struct rec *next_reported(const struct log *log, size_t *i)
 {
 	while (*i < log->n) {
 		const struct rec *r = &log->recs[(*i)++];
 
-		if (r->status >= 0 || r->status != -pte_eos)
+		if (r->kind != rec_sync || r->status != -pte_nosync)
 			return r;
 	}
 	return NULL;
+}
+
+/* The flags of the error item for the failed call @r: which call failed
+ * (and so the status before it). */
+static int error_flags(const struct rec *r)
+{
+	switch (r->kind) {
+	case rec_sync:
+		return ptd_qry_item_resync;
+	case rec_event:
+		return ptd_qry_item_event_pending;
+	case rec_indirect:
+		return ptd_qry_item_indirect;
+	default:
+		return 0;
+	}
 }
 
 /* Whether batch result @b of item @it (outcome @bit of a run; @ev its
@@ -837,12 +855,17 @@ static int same_item(const struct ptd_qry_item *it, unsigned bit,
 {
 	static const int kinds[] = {ptd_qry_item_sync, ptd_qry_item_tnt,
 	                            ptd_qry_item_tip, ptd_qry_item_event};
+	const int eflags = ptd_qry_item_event_pending | ptd_qry_item_indirect |
+	                   ptd_qry_item_resync;
 
 	if (r->status < 0) {
 		if (it->kind != ptd_qry_item_error || it->error != r->status ||
-		    it->value != r->offset)
+		    it->value != r->offset ||
+		    (it->flags & eflags) != error_flags(r))
 			return 0;
 	} else {
+		if (it->flags & eflags)
+			return 0;
 		if (it->kind != kinds[r->kind])
 			return 0;
 		if (it->kind == ptd_qry_item_tnt) {

@@ -1001,11 +1001,11 @@ static void test_indirect_past_tnt(void **state)
 
 /* The trace ends in a packet cut short right after tracing was enabled:
  * the status after the last event does not say pts_eos, so the code that
- * needs no trace runs up to the return, whose query finds the end.  Open
- * bug (fuzz/crashes/fuzz_flow-eos-status): on the batch path the decoders
- * say pts_eos after the event and stop there (run() goes on after pts_eos,
- * path_run() does not). */
-static void test_known_bug_end_status(void **state)
+ * needs no trace runs up to the return, whose query finds the end.  (On the
+ * batch path the decoders once said pts_eos after the event and stopped
+ * there: fuzz/crashes/fuzz_flow-eos-status.  run() goes on after pts_eos,
+ * path_run() does not.) */
+static void test_end_status(void **state)
 {
 	/* 1000 nop; 1001 nop; 1002 ret */
 	static const uint8_t code[] = {0x90, 0x90, 0xc3};
@@ -1027,6 +1027,80 @@ static void test_known_bug_end_status(void **state)
 	       "[enabled 1000] [mode 3] 1000-1002/3");
 	size = encode(buf, sizeof(buf), &t);
 	path_expect(&s, buf, size, "S0 N2 E-7@1d", "S0 N3 E-7@1d");
+}
+
+/* More ends inside a packet, each met by another query: the status before
+ * the end and the error are the pull API's on both paths (the batch's
+ * error items tell which query failed: ptd_qry_item_event_pending,
+ * ptd_qry_item_indirect). */
+static void test_end_status_queries(void **state)
+{
+	/* 1000 jz 1002; 1002 jmp rax */
+	static const uint8_t code[] = {0x74, 0x00, 0xff, 0xe0};
+	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
+	uint8_t buf[256];
+	size_t size;
+
+	(void)state;
+	/* A TIP.PGD cut short after tracing was enabled: the status after
+	 * the event says pts_event_pending, pt_qry_event() fails
+	 * (fuzz/crashes/fuzz_flow-eos-status-noenable). */
+	{
+		struct trace t = {0};
+
+		psb(&t, 0);
+		ip(&t, ppt_tip_pge, 0x1000);
+		tnt(&t, "n");
+		t.tail[0] = 0x61; /* TIP.PGD, sext-48 IP */
+		t.tail[1] = 0x02;
+		t.tail[2] = 0x10;
+		t.ntail = 3;
+		size = encode(buf, sizeof(buf), &t);
+		path_expect(&s, buf, size, "S0 N0 E-7@1c", "S0 N1 E-7@1c");
+	}
+	/* A TIP cut short at the jmp rax: pt_qry_cond_branch() refuses,
+	 * pt_qry_indirect_branch() fails. */
+	{
+		struct trace t = {0};
+
+		psb(&t, 0);
+		ip(&t, ppt_tip_pge, 0x1000);
+		tnt(&t, "n");
+		t.tail[0] = 0x6d; /* TIP, sext-48 IP */
+		t.tail[1] = 0x02;
+		t.ntail = 2;
+		size = encode(buf, sizeof(buf), &t);
+		path_expect(&s, buf, size, "S0 N1 E-7@1c", "S0 N2 E-7@1c");
+	}
+	/* The same TIP at the jz: the conditional branch query is refused
+	 * (-pte_bad_query, before the TIP), as on the pull path. */
+	{
+		struct trace t = {0};
+
+		psb(&t, 0);
+		ip(&t, ppt_tip_pge, 0x1000);
+		t.tail[0] = 0x6d;
+		t.tail[1] = 0x02;
+		t.ntail = 2;
+		size = encode(buf, sizeof(buf), &t);
+		path_expect(&s, buf, size, "S0 N0 E-8@1b", "S0 N1 E-8@1b");
+	}
+	/* A TNT-64 cut short at the jmp rax: the loop's
+	 * pt_qry_cond_branch() failed, pt_qry_indirect_branch() fails the
+	 * same way. */
+	{
+		struct trace t = {0};
+
+		psb(&t, 0);
+		ip(&t, ppt_tip_pge, 0x1000);
+		tnt(&t, "n");
+		t.tail[0] = 0x02;
+		t.tail[1] = 0xa3;
+		t.tail[2] = 0x03;
+		t.ntail = 3;
+		size = encode(buf, sizeof(buf), &t);
+		path_expect(&s, buf, size, "S0 N1 E-7@1c", "S0 N2 E-7@1c");
+	}
 }
 
 static void test_tick(void **state)
@@ -1156,7 +1230,8 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_nomap_bad_insn),
 	        cmocka_unit_test(test_sync_offset_after_error),
 	        cmocka_unit_test(test_indirect_past_tnt),
-	        cmocka_unit_test(test_known_bug_end_status),
+	        cmocka_unit_test(test_end_status),
+	        cmocka_unit_test(test_end_status_queries),
 	        cmocka_unit_test(test_tick),
 	        cmocka_unit_test(test_event_trace),
 	        cmocka_unit_test(test_api),

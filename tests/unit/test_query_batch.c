@@ -2,9 +2,11 @@
 /* Unit tests of ptd_qry_next_batch(): items on small encoded traces (runs of
  * outcomes merged while their time stays, split where it changes, IPs,
  * events, an error and the resynchronization after it), the end of the
- * trace, calls without room for events, mixing with the pull API, and
- * argument errors.  tests/diff/diff_qry.c and bench/qry_bench.c compare the
- * batch with the pull API result for result on large traces. */
+ * trace (announced, or inside a packet: an error item that tells which query
+ * failed), a synchronization that fails, calls without room for events,
+ * mixing with the pull API, and argument errors.  tests/diff/diff_qry.c and
+ * bench/qry_bench.c compare the batch with the pull API result for result on
+ * large traces. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -174,6 +176,8 @@ static void test_items(void **state)
 	 * fails when its read-ahead does. */
 	assert_int_equal(items[i].kind, ptd_qry_item_error);
 	assert_int_equal(items[i].error, -pte_bad_opc);
+	/* pt_qry_cond_branch() failed, after a status without flags. */
+	assert_int_equal(items[i].flags & ~ptd_qry_item_has_tsc, 0);
 	assert_true(t.buf[items[i].value] == 0x02 &&
 	            t.buf[items[i].value + 1] == 0xff);
 	i++;
@@ -192,6 +196,186 @@ static void test_items(void **state)
 	                 -pte_eos);
 	assert_int_equal(ptd_qry_next_batch(dec, items, 32, events, 8),
 	                 -pte_eos);
+	pt_qry_free_decoder(dec);
+}
+
+/* A decoder for @t without its last @cut bytes. */
+static struct pt_query_decoder *decoder_cut(struct trace *t, size_t cut)
+{
+	struct pt_query_decoder *dec = decoder(t);
+	struct pt_config config;
+
+	assert_non_null(dec);
+	pt_qry_free_decoder(dec);
+	assert_true(cut < t->size);
+	t->size -= cut;
+	pt_config_init(&config);
+	config.begin = t->buf;
+	config.end = t->buf + t->size;
+	return pt_qry_alloc_decoder(&config);
+}
+
+/* The items of @dec up to the end, in one call; returns their number. */
+static int all_items(struct pt_query_decoder *dec, struct ptd_qry_item *items,
+                     size_t nitems, struct pt_event *events)
+{
+	int n = ptd_qry_next_batch(dec, items, nitems, events, 8);
+
+	assert_true(n > 0 && (size_t)n < nitems);
+	assert_int_equal(
+	        ptd_qry_next_batch(dec, items + n, nitems - n, events, 8),
+	        -pte_eos);
+	return n;
+}
+
+/* The end of the trace inside a packet: the query that meets it fails with
+ * -pte_eos, an error item whose flags tell which query (and so the status
+ * before it: no pts_eos there, unlike at the end that pts_eos announces,
+ * which has no item). */
+static void test_end_in_packet(void **state)
+{
+	struct ptd_qry_item items[16];
+	struct pt_event events[8];
+	struct pt_query_decoder *dec;
+	int n;
+
+	(void)state;
+	/* A TNT-64 cut short: pt_qry_cond_branch() fails. */
+	{
+		struct trace t = {0};
+
+		add_psb(&t, 0x1000, 0x401000);
+		add_tnt(&t, ppt_tnt_8, 2, 0x2);
+		add_tnt(&t, ppt_tnt_64, 40, 1);
+		dec = decoder_cut(&t, 5);
+		assert_non_null(dec);
+		n = all_items(dec, items, 16, events);
+		assert_int_equal(n, 3);
+		assert_int_equal(items[0].kind, ptd_qry_item_sync);
+		assert_int_equal(items[1].kind, ptd_qry_item_tnt);
+		assert_int_equal(items[1].count, 2);
+		assert_int_equal(items[2].kind, ptd_qry_item_error);
+		assert_int_equal(items[2].error, -pte_eos);
+		assert_int_equal(items[2].flags & ~ptd_qry_item_has_tsc, 0);
+		/* The TNT-64's offset: where pt_qry_get_offset() is. */
+		assert_true(items[2].value == t.size - 3);
+		assert_int_equal(t.buf[items[2].value], 0x02);
+		assert_int_equal(t.buf[items[2].value + 1], 0xa3);
+		pt_qry_free_decoder(dec);
+	}
+	/* A TIP cut short: pt_qry_cond_branch() refuses, and
+	 * pt_qry_indirect_branch() fails. */
+	{
+		struct trace t = {0};
+
+		add_psb(&t, 0x1000, 0x401000);
+		add_tnt(&t, ppt_tnt_8, 1, 0x1);
+		add_ip(&t, ppt_tip, pt_ipc_sext_48, 0x402000);
+		dec = decoder_cut(&t, 2);
+		assert_non_null(dec);
+		n = all_items(dec, items, 16, events);
+		assert_int_equal(n, 3);
+		assert_int_equal(items[2].kind, ptd_qry_item_error);
+		assert_int_equal(items[2].error, -pte_eos);
+		assert_int_equal(items[2].flags & ~ptd_qry_item_has_tsc,
+		                 ptd_qry_item_indirect);
+		pt_qry_free_decoder(dec);
+	}
+	/* A TIP.PGD cut short: the status after the outcome says
+	 * pts_event_pending, and pt_qry_event() fails. */
+	{
+		struct trace t = {0};
+
+		add_psb(&t, 0x1000, 0x401000);
+		add_tnt(&t, ppt_tnt_8, 1, 0x1);
+		add_ip(&t, ppt_tip_pgd, pt_ipc_sext_48, 0x402000);
+		dec = decoder_cut(&t, 2);
+		assert_non_null(dec);
+		n = all_items(dec, items, 16, events);
+		assert_int_equal(n, 3);
+		assert_int_equal(items[2].kind, ptd_qry_item_error);
+		assert_int_equal(items[2].error, -pte_eos);
+		assert_int_equal(items[2].flags & ~ptd_qry_item_has_tsc,
+		                 ptd_qry_item_event_pending);
+		pt_qry_free_decoder(dec);
+	}
+	/* The same, whole: the end that pts_eos announces has no item. */
+	{
+		struct trace t = {0};
+
+		add_psb(&t, 0x1000, 0x401000);
+		add_tnt(&t, ppt_tnt_8, 1, 0x1);
+		add_ip(&t, ppt_tip_pgd, pt_ipc_sext_48, 0x402000);
+		dec = decoder(&t);
+		assert_non_null(dec);
+		n = all_items(dec, items, 16, events);
+		assert_int_equal(n, 3);
+		assert_int_equal(items[2].kind, ptd_qry_item_event);
+		assert_int_equal(events[items[2].value].type, ptev_disabled);
+		pt_qry_free_decoder(dec);
+	}
+}
+
+/* A synchronization that fails after an error: an error item with
+ * ptd_qry_item_resync, and the next PSB after it. */
+static void test_resync_error(void **state)
+{
+	struct ptd_qry_item items[16];
+	struct pt_event events[8];
+	struct pt_query_decoder *dec;
+	struct trace t = {0};
+	size_t psb[3], npsb = 0, k;
+	int n;
+
+	(void)state;
+	add_psb(&t, 0x1000, 0x401000);
+	add_tnt(&t, ppt_tnt_8, 1, 0x1);
+	add_tnt(&t, ppt_tnt_8, 1, 0x0);
+	add_psb(&t, 0x2000, 0x402000);
+	add_tnt(&t, ppt_tnt_8, 1, 0x1);
+	add_psb(&t, 0x3000, 0x403000);
+	add_tnt(&t, ppt_tnt_8, 1, 0x0);
+	dec = decoder(&t);
+	assert_non_null(dec);
+	pt_qry_free_decoder(dec);
+	for (k = 0; k + 16 <= t.size && npsb < 3; ++k)
+		if (!memcmp(t.buf + k, t.buf, 16))
+			psb[npsb++] = k;
+	assert_int_equal(npsb, 3);
+	/* Bytes that are no packet (0x02 0xff) before the second PSB, and a
+	 * TIP in its PSB+ (the FUP's opcode made a TIP's: -pte_bad_context,
+	 * and the next synchronization goes on after that PSB). */
+	for (k = psb[1] + 16; k < psb[2]; ++k)
+		if ((t.buf[k] & 0x1f) == 0x1d)
+			break;
+	assert_true(k < psb[2]);
+	t.buf[k] = (uint8_t)((t.buf[k] & ~0x1f) | 0x0d);
+	memmove(t.buf + psb[1] + 2, t.buf + psb[1], t.size - psb[1]);
+	t.buf[psb[1]] = 0x02;
+	t.buf[psb[1] + 1] = 0xff;
+	t.size += 2;
+	{
+		struct pt_config config;
+
+		pt_config_init(&config);
+		config.begin = t.buf;
+		config.end = t.buf + t.size;
+		dec = pt_qry_alloc_decoder(&config);
+		assert_non_null(dec);
+	}
+	n = all_items(dec, items, 16, events);
+	assert_int_equal(n, 6);
+	assert_int_equal(items[0].kind, ptd_qry_item_sync);
+	assert_int_equal(items[1].kind, ptd_qry_item_tnt);
+	assert_int_equal(items[2].kind, ptd_qry_item_error);
+	assert_int_equal(items[2].error, -pte_bad_opc);
+	assert_int_equal(items[2].flags & ~ptd_qry_item_has_tsc, 0);
+	assert_int_equal(items[3].kind, ptd_qry_item_error);
+	assert_int_equal(items[3].error, -pte_bad_context);
+	assert_int_equal(items[3].flags, ptd_qry_item_resync);
+	assert_int_equal(items[4].kind, ptd_qry_item_sync);
+	assert_true(items[4].value == 0x403000);
+	assert_int_equal(items[5].kind, ptd_qry_item_tnt);
 	pt_qry_free_decoder(dec);
 }
 
@@ -274,6 +458,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_items),
+	        cmocka_unit_test(test_end_in_packet),
+	        cmocka_unit_test(test_resync_error),
 	        cmocka_unit_test(test_calls),
 	        cmocka_unit_test(test_empty),
 	};

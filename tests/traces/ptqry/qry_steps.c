@@ -28,9 +28,10 @@ static void ptqry_step_ip(const char *kind, int suppressed, uint64_t ip)
 		printf("%s ip %016" PRIx64 "\n", kind, ip);
 }
 
-static void ptqry_step_error(int code, uint64_t offset)
+/* A failed call (@call: cond, indirect, event or sync). */
+static void ptqry_step_error(const char *call, int code, uint64_t offset)
 {
-	printf("step");
+	printf("%s", call);
 	ptqry_print_error(stdout, code);
 	printf(" at %016" PRIx64 "\n", offset);
 }
@@ -54,26 +55,28 @@ static void ptqry_pull_time(const struct ptqry_backend *be)
 	ptqry_step_time(status >= 0, tsc, lost_mtc, lost_cyc);
 }
 
-/* A failed step: an error line unless it is the end of the trace. */
-static void ptqry_pull_error(const struct ptqry_backend *be, int status)
+/* A failed call @call: an error line (a query's -pte_eos included). */
+static void ptqry_pull_error(const struct ptqry_backend *be, int status,
+                             const char *call)
 {
 	uint64_t offset = 0;
 
-	if (status == -pte_eos)
-		return;
 	(void)be->get_offset(be->decoder, &offset);
-	ptqry_step_error(status, offset);
+	ptqry_step_error(call, status, offset);
 	ptqry_pull_time(be);
 }
 
-/* Sync forward and print the result; returns it. */
+/* Sync forward and print the result (no line for -pte_eos, the end, and
+ * -pte_nosync, as ptd_qry_next_batch() makes no item for them); returns
+ * it. */
 static int ptqry_pull_sync(const struct ptqry_backend *be)
 {
 	uint64_t ip = 0;
 	int status = be->sync_forward(be->decoder, &ip);
 
 	if (status < 0) {
-		ptqry_pull_error(be, status);
+		if (status != -pte_eos && status != -pte_nosync)
+			ptqry_pull_error(be, status, "sync");
 		return status;
 	}
 	ptqry_step_ip("sync", status & pts_ip_suppressed, ip);
@@ -95,7 +98,7 @@ void ptqry_steps_pull(const struct ptqry_backend *be)
 
 			status = be->event(be->decoder, &ev);
 			if (status < 0) {
-				ptqry_pull_error(be, status);
+				ptqry_pull_error(be, status, "event");
 			} else {
 				ptqry_step_event(&ev);
 				ptqry_pull_time(be);
@@ -123,8 +126,10 @@ void ptqry_steps_pull(const struct ptqry_backend *be)
 					ptqry_pull_time(be);
 					continue;
 				}
+				ptqry_pull_error(be, status, "indirect");
+				continue;
 			}
-			ptqry_pull_error(be, status);
+			ptqry_pull_error(be, status, "cond");
 		}
 	}
 }
@@ -185,7 +190,17 @@ int ptqry_steps_batch(struct pt_query_decoder *decoder)
 				ptqry_step_event(&events[it->value]);
 				break;
 			case ptd_qry_item_error:
-				ptqry_step_error(it->error, it->value);
+				/* The flags say which call failed. */
+				ptqry_step_error(
+				        (it->flags & ptd_qry_item_resync)
+				                ? "sync"
+				        : (it->flags &
+				           ptd_qry_item_event_pending)
+				                ? "event"
+				        : (it->flags & ptd_qry_item_indirect)
+				                ? "indirect"
+				                : "cond",
+				        it->error, it->value);
 				break;
 			default:
 				fprintf(stderr,

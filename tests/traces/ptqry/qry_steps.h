@@ -10,10 +10,14 @@
  *
  *   sync [ip <ip>|suppressed]     cond taken|not-taken
  *   indirect [ip <ip>|suppressed] event <event as in qry_format.h>
- *   step error <code> at <offset> time tsc 0x<t> lost-mtc 0x<n> lost-cyc 0x<n>
- * [no-tsc]
+ *   <call> error <code> at <offset>
+ *   time tsc 0x<t> lost-mtc 0x<n> lost-cyc 0x<n> [no-tsc]
  *
- * Status flags are not printed: the batch interface has none. */
+ * where <call> (cond, indirect, event or sync) is the call that failed: a
+ * line for every failed call of the loop, a query's -pte_eos included, but
+ * for pt_qry_sync_forward()'s -pte_eos (the end) and -pte_nosync.  Status
+ * flags are not printed: the batch interface tells them only before an
+ * error (by the call that failed). */
 #ifndef PTQRY_STEPS_H
 #define PTQRY_STEPS_H
 
