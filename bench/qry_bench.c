@@ -359,12 +359,15 @@ struct puller {
 	struct pt_query_decoder *dec;
 	int status;
 	int eflags;
+	int ended;
 };
 
 /* The next result of @pl in @r; 0 at the end. */
 static int pull_next(struct puller *pl, struct result *r)
 {
 	memset(r, 0, sizeof(*r));
+	if (pl->ended)
+		return 0;
 	for (;;) {
 		int status = pl->status;
 
@@ -381,7 +384,8 @@ static int pull_next(struct puller *pl, struct result *r)
 			}
 			pl->status = pt_qry_sync_forward(pl->dec, &ip);
 			if (pl->status == -pte_eos) {
-				pl->status = -pte_nosync;
+				/* The end, for good. */
+				pl->ended = 1;
 				return 0;
 			}
 			if (pl->status < 0) {
@@ -481,6 +485,7 @@ static int check_batch(const struct input *in)
 	pl.dec = pt_qry_alloc_decoder(&config);
 	pl.status = -pte_nosync;
 	pl.eflags = 0;
+	pl.ended = 0;
 	if (!bdec || !pl.dec) {
 		pt_qry_free_decoder(bdec);
 		pt_qry_free_decoder(pl.dec);

@@ -268,6 +268,8 @@ struct pull {
 	 * the error flags of the call that failed. */
 	int before;
 	int eflags;
+	/* pt_qry_sync_forward() said -pte_eos: the loop stopped. */
+	int ended;
 };
 
 /* The next result of the pull loop: its kind (enum ptd_qry_item_kind) or 0
@@ -279,6 +281,8 @@ static int pull_next(struct pull *p, uint64_t *value, struct pt_event *ev,
 	*value = 0;
 	*err = 0;
 	*eflags = 0;
+	if (p->ended)
+		return 0;
 	for (;;) {
 		uint64_t ip = 0;
 		int taken = 0;
@@ -295,7 +299,9 @@ static int pull_next(struct pull *p, uint64_t *value, struct pt_event *ev,
 			}
 			p->status = pt_qry_sync_forward(p->dec, &ip);
 			if (p->status == -pte_eos) {
-				p->status = -pte_nosync;
+				/* The end, even if a PSB follows (after a PSB+
+				 * cut short by one). */
+				p->ended = 1;
 				return 0;
 			}
 			if (p->status < 0) {
@@ -356,6 +362,7 @@ static void fuzz_batch(struct fuzz *f, const struct pt_config *config,
 	p.status = -pte_nosync;
 	p.before = 0;
 	p.eflags = 0;
+	p.ended = 0;
 	FUZZ_CHECK(dec && p.dec, "allocation failed");
 	for (;;) {
 		size_t nitems = 2 + fuzz_rand(f) % 39;

@@ -151,8 +151,9 @@ struct ptd_qry_item {
  *
  * Returns the number of items written (> 0); 0 if the next result is an
  * event and @events has no room for it (@nevents 0); -pte_eos at the end of
- * the trace when there are no items; or -pte_invalid for a NULL @decoder or
- * @items, @nitems < 2, or a NULL @events with @nevents > 0. */
+ * the trace when there are no items (and in the calls after it, until a
+ * pull function synchronizes the decoder); or -pte_invalid for a NULL
+ * @decoder or @items, @nitems < 2, or a NULL @events with @nevents > 0. */
 extern pt_export int ptd_qry_next_batch(struct pt_query_decoder *decoder,
                                         struct ptd_qry_item *items,
                                         size_t nitems, struct pt_event *events,

@@ -580,6 +580,11 @@ int ptd_qry_next_batch(struct pt_query_decoder *decoder,
 	call.run_open = 0;
 	call.eflags = 0;
 
+	/* The loop ended: only a synchronization through the pull API starts
+	 * it again. */
+	if (decoder->batch_error == -pte_eos && decoder->batch_eflags < 0)
+		return -pte_eos;
+
 	/* A negative status: the call that failed (an error item with
 	 * call.eflags), or -pte_nosync: synchronize without an item. */
 	if (decoder->batch_error) {
@@ -601,9 +606,10 @@ int ptd_qry_next_batch(struct pt_query_decoder *decoder,
 			status = pt_qry_sync_forward(decoder, &ip);
 			call.dirty = 1;
 			if (status == -pte_eos) {
-				/* The end: no item, and the same again in the
-				 * next call. */
-				status = -pte_nosync;
+				/* The end, without an item (even where a PSB
+				 * follows: a PSB+ that it cuts short says
+				 * -pte_eos, too), for good. */
+				call.eflags = -1;
 				break;
 			}
 			if (status >= 0) {
@@ -655,7 +661,8 @@ int ptd_qry_next_batch(struct pt_query_decoder *decoder,
 		}
 	}
 
-	/* An error or the end not handled yet waits for the next call. */
+	/* An error or the end not handled yet waits for the next call (the
+	 * end stays). */
 	if (status < 0) {
 		decoder->batch_error = status;
 		decoder->batch_eflags = call.eflags;

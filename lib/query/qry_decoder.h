@@ -76,7 +76,8 @@ struct pt_query_decoder {
 	/* An error that ptd_qry_next_batch() has yet to report and recover
 	 * from (it ran out of items), or 0, and the flags of its item (enum
 	 * ptd_qry_item_flag); -pte_nosync: it has yet to synchronize, without
-	 * an item. */
+	 * an item; -pte_eos with flags -1: its loop ended
+	 * (pt_qry_sync_forward() said -pte_eos). */
 	int batch_error;
 	int batch_eflags;
 };
