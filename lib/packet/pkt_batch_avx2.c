@@ -277,6 +277,94 @@ __attribute__((noinline)) static int ptd_general(const uint8_t *pos,
 	return ptd_pkt_decode(pos, end, config, pkt, state);
 }
 
+/* The packets a step's tables leave out that come in every PSB+ (PSB,
+ * PSBEND, PIP, VMCS, CBR, MODE) and TNT-64 and OVF, decoded at @pos into
+ * @pkt here, as ptd_pkt_decode() does, without the general decoder's call
+ * and dispatch.  Returns the size, or 0 if the general decoder must take
+ * the packet.  No PEBS block is open here, and at least 16 bytes follow
+ * @pos (the chunk's tail). */
+static inline int ptd_rare(struct pt_packet *pkt, const uint8_t *pos)
+{
+	uint64_t w;
+
+	if (pos[0] == PTD_OPC_MODE) {
+		unsigned bits = pos[1];
+
+		pkt->payload.mode.leaf =
+		        (enum pt_mode_leaf)(bits & PTD_MODE_LEAF_MASK);
+		if ((bits & PTD_MODE_LEAF_MASK) == pt_mol_exec) {
+			struct pt_packet_mode_exec *e =
+			        &pkt->payload.mode.bits.exec;
+
+			memset(e, 0, sizeof(*e));
+			e->csl = (bits & PTD_MODE_EXEC_CSL) ? 1 : 0;
+			e->csd = (bits & PTD_MODE_EXEC_CSD) ? 1 : 0;
+			e->iflag = (bits & PTD_MODE_EXEC_IF) ? 1 : 0;
+		} else if ((bits & PTD_MODE_LEAF_MASK) == pt_mol_tsx) {
+			struct pt_packet_mode_tsx *t =
+			        &pkt->payload.mode.bits.tsx;
+
+			memset(t, 0, sizeof(*t));
+			t->intx = (bits & PTD_MODE_TSX_INTX) ? 1 : 0;
+			t->abrt = (bits & PTD_MODE_TSX_ABRT) ? 1 : 0;
+		} else
+			return 0;
+		pkt->type = ppt_mode;
+		pkt->size = PTD_PS_MODE;
+		return PTD_PS_MODE;
+	}
+	if (pos[0] != PTD_OPC_EXT)
+		return 0;
+	memcpy(&w, pos + 2, sizeof(w));
+	switch (pos[1]) {
+	case PTD_EXT_PSBEND:
+		pkt->type = ppt_psbend;
+		pkt->size = PTD_PS_PSBEND;
+		return PTD_PS_PSBEND;
+	case PTD_EXT_OVF:
+		pkt->type = ppt_ovf;
+		pkt->size = PTD_PS_OVF;
+		return PTD_PS_OVF;
+	case PTD_EXT_CBR:
+		pkt->type = ppt_cbr;
+		pkt->size = PTD_PS_CBR;
+		pkt->payload.cbr.ratio = pos[2];
+		return PTD_PS_CBR;
+	case PTD_EXT_PIP:
+		w &= (UINT64_C(1) << 48) - 1;
+		pkt->type = ppt_pip;
+		pkt->size = PTD_PS_PIP;
+		pkt->payload.pip.nr = w & 1;
+		pkt->payload.pip.cr3 = (w >> 1) << 5;
+		return PTD_PS_PIP;
+	case PTD_EXT_VMCS:
+		pkt->type = ppt_vmcs;
+		pkt->size = PTD_PS_VMCS;
+		pkt->payload.vmcs.base = (w & ((UINT64_C(1) << 40) - 1)) << 12;
+		return PTD_PS_VMCS;
+	case PTD_EXT_TNT64:
+		w &= (UINT64_C(1) << 48) - 1;
+		if (ptd_pkt_tnt(pkt, w) < 0)
+			return 0;
+		pkt->type = ppt_tnt_64;
+		pkt->size = PTD_PS_TNT64;
+		return PTD_PS_TNT64;
+	case PTD_EXT_PSB: {
+		/* Eight 02 82 pairs. */
+		const __m128i psb = _mm_set1_epi16((short)0x8202);
+		__m128i v = _mm_loadu_si128((const __m128i *)pos);
+
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, psb)) != 0xffff)
+			return 0;
+		pkt->type = ppt_psb;
+		pkt->size = PTD_PS_PSB;
+		return PTD_PS_PSB;
+	}
+	default:
+		return 0;
+	}
+}
+
 /* A step's result when the caller's loop must take over at chunk + (value &
  * ~PTD_STOP); larger than any position. */
 #define PTD_STOP ((size_t)0x8000)
@@ -310,10 +398,16 @@ ptd_step(const uint8_t *chunk, size_t p, const uint8_t *next,
 		(*offs)[r] = off + r;
 	}
 	if (__builtin_expect(to == q, 0)) {
-		/* Not a frequent kind: the general decoder. */
-		int size = ptd_general(chunk + q, b->end, b->config, o + r,
-		                       b->state);
+		/* Not a frequent kind: a PSB+ packet, or the general
+		 * decoder. */
+		int size = ptd_rare(o + r, chunk + q);
 
+		if (size) {
+			to = q + (size_t)size;
+			goto done;
+		}
+		size = ptd_general(chunk + q, b->end, b->config, o + r,
+		                   b->state);
 		if (size <= 0 || b->state->bip_size) {
 			/* An error, a zero-size unknown packet or a PEBS
 			 * block: the caller's loop takes over. */
@@ -328,6 +422,7 @@ ptd_step(const uint8_t *chunk, size_t p, const uint8_t *next,
 	} else {
 		ptd_put(o + r, chunk + q);
 	}
+done:
 	*out = o + r + 1;
 	if (want_offsets)
 		*offs += r + 1;
