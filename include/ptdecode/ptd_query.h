@@ -35,8 +35,10 @@
  *     }
  *
  * with pt_qry_time() after every step.  Every call of the loop that fails
- * is an error item, but for pt_qry_sync_forward()'s -pte_eos (no PSB
- * follows: the end) and -pte_nosync: so the end of the trace that pts_eos
+ * is an error item, but for pt_qry_sync_forward()'s -pte_eos (the end: no
+ * PSB follows, or the PSB+ that follows is cut short by the end or by the
+ * next PSB; the loop stops there until a pull function synchronizes the
+ * decoder) and -pte_nosync: so the end of the trace that pts_eos
  * announced has no item, while a query that fails with -pte_eos (the trace
  * ends inside a packet, or before a packet that the query needs, the TIP
  * that a FUP's event binds to, say) is an error item -pte_eos, before the

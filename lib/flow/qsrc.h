@@ -5,19 +5,16 @@
  *
  * In batch mode the query decoder runs ahead and hands out its results as
  * items; the calls below take them one by one and answer exactly as the pull
- * API would at that point: the same values, status flags, errors (the end of
- * the trace included) and times.  Only the decoder's position is further
- * on.  The error items tell the status before them and which query failed,
- * and the batch's own synchronization after an error is the pull API's, so
- * a query error and the synchronization after it need no pull API.  Where
- * the position matters otherwise (an offset asked for while decoding, a
- * synchronization after an error that the flow decoder found by itself) and
- * where the items tell less than the flow decoder's next step depends on
- * (an indirect branch asked for while conditional branch outcomes are
- * pending, and the rare queries qsrc.c lists), a second decoder replays the
- * calls made since the last synchronization point with the pull API to
- * reach the state the pull API would have and takes over; batches go on
- * from the next synchronization. */
+ * API would at that point: the same values, status flags, errors and times.
+ * Only the decoder's position is further on.  Where the position matters
+ * (an offset asked for, a synchronization) and where the items tell less
+ * than the flow decoder's next step depends on (a decode error next, an
+ * indirect branch asked for while conditional branch outcomes are pending;
+ * see qsrc.c), a second decoder replays the calls made since the last
+ * synchronization point with the pull API to reach the state the pull API
+ * would have and takes over; batches go on from the next synchronization.
+ * (Not yet exact: the status before the end of the trace, see
+ * qsrc_status().) */
 #ifndef PTD_FLOW_QSRC_H
 #define PTD_FLOW_QSRC_H
 
@@ -59,30 +56,16 @@ struct ptd_qsrc {
 	uint32_t cbr;
 	int cbr_status;
 
-	/* The last synchronization point as the pull API has it (the offset
-	 * of the PSB of the last pt_qry_sync_forward() that found one, failed
-	 * or not), if known. */
+	/* The last synchronization point (offset of its PSB, if known) and
+	 * the results taken since. */
 	uint64_t sync_offset;
 	int sync_known;
 	/* The calls made since then, one byte each (ptd_qsrc_call_*), as
-	 * the pull API would have seen them, for the replay; @log_ok: they
-	 * are all there (the last synchronization succeeded at
-	 * @sync_offset, and the log did not overflow). */
+	 * the pull API would have seen them, for the replay. */
 	uint8_t *log;
 	size_t nlog, caplog;
-	int log_ok;
-
-	/* Batch mode: the last result taken was an error item's (a query's,
-	 * or the synchronization's after it): @err_code at @err_offset, of the
-	 * loop's call @err_call (ptd_qsrc_call_*; 0 for a synchronization).
-	 * The items that follow are the batch's synchronization, which is the
-	 * pull API's. */
-	int resync;
-	uint64_t err_offset;
-	int err_call;
-	int err_code;
-	/* With @resync: that synchronization found the end. */
-	int resync_end;
+	/* The query decoder's sync offset after the last batch call. */
+	uint64_t batch_sync_offset;
 };
 
 /* Set up @qs for @config with time engine options @tconfig (NULL for the
@@ -122,7 +105,7 @@ static inline int ptd_qsrc_cond(struct ptd_qsrc *qs, int *taken)
 	} else {
 		return ptd_qsrc_cond_slow(qs, taken);
 	}
-	if (qs->log_ok)
+	if (qs->sync_known)
 		qs->log[qs->nlog++] = ptd_qsrc_call_cond;
 	*taken = (int)((it->value >> (it->count - 1 - qs->used)) & 1);
 	qs->tsc = it->tsc;

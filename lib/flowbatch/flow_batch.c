@@ -593,7 +593,7 @@ struct fb_chain {
  * is a TNT run.  Its last outcome may be taken only if the item after it is
  * in the buffer and is neither an event nor an error: then ptd_qsrc_cond()
  * would move on to it with status 0; otherwise the engine takes it (an event
- * binds, an error item tells the status before it, or the query source
+ * binds, the pull API takes over before an error, or the query source
  * refills). */
 static inline void fb_chain_load(struct fb_chain *c)
 {
@@ -626,7 +626,7 @@ static inline void fb_chain_begin(struct ptd_flow_batch *dec,
 	c->pos = qs->pos;
 	c->used = qs->used;
 	c->tsc = fb_now(&dec->flow);
-	c->logroom = qs->log_ok ? qs->caplog - qs->nlog : (size_t)-1;
+	c->logroom = qs->sync_known ? qs->caplog - qs->nlog : (size_t)-1;
 	if (qs->batch)
 		fb_chain_load(c);
 }
@@ -668,7 +668,7 @@ static inline void fb_chain_end(struct ptd_flow_batch *dec,
 	flow->ip = ip;
 	if (!c->taken)
 		return;
-	if (qs->log_ok) {
+	if (qs->sync_known) {
 		memset(qs->log + qs->nlog, ptd_qsrc_call_cond, c->taken);
 		qs->nlog += c->taken;
 	}
