@@ -224,14 +224,10 @@ static int qsrc_status_error(struct ptd_qsrc *qs)
  * pts_event_pending, a branch query without it), and if the flow decoder
  * fails first by itself (-pte_nomap, say), pt_qry_sync_forward() goes on
  * from the pull API's position, not from the packet that failed: so there
- * the pull API takes over.  (Nor do the items tell the status before the
- * end of the trace: pts_eos, or none and the next query fails with
- * -pte_eos.  Here pts_eos is assumed, which is right unless the trace ends
- * in a packet that would give a result but is cut short or lacks what it
- * binds to: fuzz/crashes/fuzz_flow-eos-status, open.  Finding out here
- * would take a replay of every call since the caller's last
- * synchronization, the whole trace for a program that synchronizes once;
- * the batch items would have to tell.) */
+ * the pull API takes over.  The end of the trace is such an error where a
+ * query fails with -pte_eos (the trace ends in a packet that is cut short
+ * or lacks what it binds to): ptd_qry_next_batch() makes that an error
+ * item, so no item after the last result means pts_eos. */
 static inline int qsrc_status(struct ptd_qsrc *qs)
 {
 	const struct ptd_qry_item *it = qsrc_peek(qs);

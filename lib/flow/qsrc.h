@@ -12,9 +12,8 @@
  * indirect branch asked for while conditional branch outcomes are pending;
  * see qsrc.c), a second decoder replays the calls made since the last
  * synchronization point with the pull API to reach the state the pull API
- * would have and takes over; batches go on from the next synchronization.
- * (Not yet exact: the status before the end of the trace, see
- * qsrc_status().) */
+ * would have and takes over; batches go on from the next synchronization
+ * (the end of the trace inside a packet is a decode error here). */
 #ifndef PTD_FLOW_QSRC_H
 #define PTD_FLOW_QSRC_H
 
