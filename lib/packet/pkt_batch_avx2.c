@@ -287,32 +287,8 @@ static inline int ptd_rare(struct pt_packet *pkt, const uint8_t *pos)
 {
 	uint64_t w;
 
-	if (pos[0] == PTD_OPC_MODE) {
-		unsigned bits = pos[1];
-
-		pkt->payload.mode.leaf =
-		        (enum pt_mode_leaf)(bits & PTD_MODE_LEAF_MASK);
-		if ((bits & PTD_MODE_LEAF_MASK) == pt_mol_exec) {
-			struct pt_packet_mode_exec *e =
-			        &pkt->payload.mode.bits.exec;
-
-			memset(e, 0, sizeof(*e));
-			e->csl = (bits & PTD_MODE_EXEC_CSL) ? 1 : 0;
-			e->csd = (bits & PTD_MODE_EXEC_CSD) ? 1 : 0;
-			e->iflag = (bits & PTD_MODE_EXEC_IF) ? 1 : 0;
-		} else if ((bits & PTD_MODE_LEAF_MASK) == pt_mol_tsx) {
-			struct pt_packet_mode_tsx *t =
-			        &pkt->payload.mode.bits.tsx;
-
-			memset(t, 0, sizeof(*t));
-			t->intx = (bits & PTD_MODE_TSX_INTX) ? 1 : 0;
-			t->abrt = (bits & PTD_MODE_TSX_ABRT) ? 1 : 0;
-		} else
-			return 0;
-		pkt->type = ppt_mode;
-		pkt->size = PTD_PS_MODE;
-		return PTD_PS_MODE;
-	}
+	if (pos[0] == PTD_OPC_MODE)
+		return ptd_pkt_mode(pkt, pos[1]) < 0 ? 0 : PTD_PS_MODE;
 	if (pos[0] != PTD_OPC_EXT)
 		return 0;
 	memcpy(&w, pos + 2, sizeof(w));

@@ -146,6 +146,32 @@ static inline int ptd_pkt_plain(struct pt_packet *pkt, enum pt_packet_type type,
 	return size;
 }
 
+/* A MODE packet with payload byte @bits: fills @pkt and returns 0, or -1
+ * for a reserved leaf (then @pkt is partly written). */
+static inline int ptd_pkt_mode(struct pt_packet *pkt, unsigned bits)
+{
+	pkt->payload.mode.leaf = (enum pt_mode_leaf)(bits & PTD_MODE_LEAF_MASK);
+	if ((bits & PTD_MODE_LEAF_MASK) == pt_mol_exec) {
+		struct pt_packet_mode_exec *e = &pkt->payload.mode.bits.exec;
+
+		memset(e, 0, sizeof(*e));
+		e->csl = (bits & PTD_MODE_EXEC_CSL) ? 1 : 0;
+		e->csd = (bits & PTD_MODE_EXEC_CSD) ? 1 : 0;
+		e->iflag = (bits & PTD_MODE_EXEC_IF) ? 1 : 0;
+	} else if ((bits & PTD_MODE_LEAF_MASK) == pt_mol_tsx) {
+		struct pt_packet_mode_tsx *t = &pkt->payload.mode.bits.tsx;
+
+		memset(t, 0, sizeof(*t));
+		t->intx = (bits & PTD_MODE_TSX_INTX) ? 1 : 0;
+		t->abrt = (bits & PTD_MODE_TSX_ABRT) ? 1 : 0;
+	} else {
+		return -1;
+	}
+	pkt->type = ppt_mode;
+	pkt->size = PTD_PS_MODE;
+	return 0;
+}
+
 /* Packets that start with the 0x02 escape. */
 static inline int ptd_pkt_decode_ext(const uint8_t *pos, const uint8_t *end,
                                      const struct pt_config *config,
@@ -500,28 +526,8 @@ static inline int ptd_pkt_decode(const uint8_t *pos, const uint8_t *end,
 		if (end - pos < PTD_PS_MODE)
 			return -pte_eos;
 		bits = pos[1];
-		pkt->payload.mode.leaf =
-		        (enum pt_mode_leaf)(bits & PTD_MODE_LEAF_MASK);
-		if ((bits & PTD_MODE_LEAF_MASK) == pt_mol_exec) {
-			struct pt_packet_mode_exec *e =
-			        &pkt->payload.mode.bits.exec;
-
-			memset(e, 0, sizeof(*e));
-			e->csl = (bits & PTD_MODE_EXEC_CSL) ? 1 : 0;
-			e->csd = (bits & PTD_MODE_EXEC_CSD) ? 1 : 0;
-			e->iflag = (bits & PTD_MODE_EXEC_IF) ? 1 : 0;
-		} else if ((bits & PTD_MODE_LEAF_MASK) == pt_mol_tsx) {
-			struct pt_packet_mode_tsx *t =
-			        &pkt->payload.mode.bits.tsx;
-
-			memset(t, 0, sizeof(*t));
-			t->intx = (bits & PTD_MODE_TSX_INTX) ? 1 : 0;
-			t->abrt = (bits & PTD_MODE_TSX_ABRT) ? 1 : 0;
-		} else {
+		if (ptd_pkt_mode(pkt, bits) < 0)
 			return -pte_bad_packet;
-		}
-		pkt->type = ppt_mode;
-		pkt->size = PTD_PS_MODE;
 		return PTD_PS_MODE;
 	}
 
