@@ -36,14 +36,16 @@ enum { fb_max_run = 1024, fb_no_run = 0xffffffffu };
 /* What the last instruction of a run is, for the chain loops: something
  * they leave to the engine, a conditional branch, a direct jump, a direct
  * call (that pushes its return address, or not: a call to the next
- * instruction), a near return. */
+ * instruction), a near return, an indirect near jump or call. */
 enum {
 	fb_fk_engine,
 	fb_fk_cond,
 	fb_fk_jmp,
 	fb_fk_call,
 	fb_fk_call_nopush,
-	fb_fk_ret
+	fb_fk_ret,
+	fb_fk_ijmp,
+	fb_fk_icall
 };
 
 /* A run.  The fields the chain loops read come first and fill one cache
@@ -387,6 +389,10 @@ static uint32_t fb_build(struct ptd_flow_batch *dec, uint64_t ip,
 			run->fkind = t->disp ? fb_fk_call : fb_fk_call_nopush;
 		else if (t->iclass == ptic_return)
 			run->fkind = fb_fk_ret;
+		else if (t->iclass == ptic_jump)
+			run->fkind = fb_fk_ijmp;
+		else if (t->iclass == ptic_call)
+			run->fkind = fb_fk_icall;
 	}
 	run->ip = ip;
 	run->next_ip = cur;
@@ -570,23 +576,33 @@ static inline int fb_runs_ok(const struct ptd_flow *flow)
  * call or a compressed return need nothing but the next outcome and the
  * return stack: no event can bind (the engine is quiet and stays so while
  * no event item comes), and the status after an outcome is 0 unless an
- * event or error item follows it.  The chain loops take such runs one after
- * the other, using the outcomes straight from the items' bit masks and going
- * on from one TNT item to the next in the buffer; they leave an outcome that
+ * event or error item follows it.  Likewise runs that end in an indirect
+ * near jump or call or an uncompressed return while the current item is a
+ * TIP with an IP: the status after it is 0 unless an event or error item
+ * follows.  The chain loops take such runs one after the other, using the
+ * outcomes straight from the items' bit masks and the IPs from the TIP
+ * items, going on from item to item in the buffer and writing the calls
+ * the pull API would have seen to the replay log; they leave a result that
  * an event or error item follows, the last item of the buffer (a refill)
- * and every other kind of run to the engine.  fb_chain_end() then brings the
- * engine and the query source to where ptd_qsrc_cond() would have left them. */
+ * and every other kind of run to the engine.  fb_chain_end() then brings
+ * the engine and the query source to where ptd_qsrc_cond() and
+ * ptd_qsrc_indirect() would have left them. */
 
 struct fb_chain {
 	struct ptd_qsrc *qs;
 	const struct ptd_qry_item *it;   /* NULL: no TNT item */
-	const struct ptd_qry_item *last; /* the item of the last outcome */
-	uint32_t pos;                    /* the index of @it */
-	uint32_t used;                   /* outcomes of @it taken */
+	const struct ptd_qry_item *last; /* the item of the last result */
+	uint8_t *log;   /* where the chain's calls go in the log, or NULL */
+	uint32_t pos;   /* the index of @it */
+	uint32_t used;  /* outcomes of @it taken */
 	uint32_t left;  /* outcomes of @it the chain may take */
-	uint32_t taken; /* outcomes taken by the chain */
-	size_t logroom; /* outcomes the replay log can take */
+	uint32_t taken; /* query calls the chain made */
+	/* The first @logged of them are in the log (the rest are conditional
+	 * branches, written when a TIP is taken or at the end). */
+	uint32_t logged;
+	size_t logroom; /* calls the replay log can take */
 	uint64_t tsc;   /* the time now */
+	int tips;       /* TIP items may be taken (batch mode, no error) */
 };
 
 /* Make the item at c->pos (c->used of its outcomes taken) the chain's if it
@@ -623,10 +639,13 @@ static inline void fb_chain_begin(struct ptd_flow_batch *dec,
 	c->last = NULL;
 	c->left = 0;
 	c->taken = 0;
+	c->logged = 0;
 	c->pos = qs->pos;
 	c->used = qs->used;
 	c->tsc = fb_now(&dec->flow);
+	c->log = qs->sync_known ? qs->log + qs->nlog : NULL;
 	c->logroom = qs->sync_known ? qs->caplog - qs->nlog : (size_t)-1;
+	c->tips = qs->batch != 0;
 	if (qs->batch)
 		fb_chain_load(c);
 }
@@ -659,6 +678,44 @@ static inline void fb_chain_take(struct fb_chain *c)
 	}
 }
 
+/* Take the TIP item that ptd_qsrc_indirect() would answer next, with its
+ * IP in *@ip, if the status after it is 0: the item at c->pos is a TIP
+ * with an IP (no TNT outcomes are pending) and the item after it is in the
+ * buffer and neither an event nor an error.  @ret: for an uncompressed
+ * near return, whose pt_qry_cond_branch() the pull API refuses before a
+ * TIP (-pte_bad_query, which moves nothing; the replay log has it).
+ * Returns 1 if taken, else 0 (the engine takes the branch). */
+static inline int fb_chain_tip(struct fb_chain *c, uint64_t *ip, int ret)
+{
+	const struct ptd_qsrc *qs = c->qs;
+	const struct ptd_qry_item *it;
+	size_t calls = ret ? 2 : 1;
+
+	if (c->it || !c->tips || c->logroom < calls || c->pos + 1 >= qs->n)
+		return 0;
+	it = &qs->items[c->pos];
+	if (it->kind != ptd_qry_item_tip ||
+	    (it->flags & ptd_qry_item_ip_suppressed) ||
+	    it[1].kind == ptd_qry_item_event ||
+	    it[1].kind == ptd_qry_item_error)
+		return 0;
+	if (c->log) {
+		memset(c->log + c->logged, ptd_qsrc_call_cond,
+		       c->taken - c->logged + (ret ? 1u : 0u));
+		c->log[c->taken + calls - 1] = ptd_qsrc_call_indirect;
+		c->logged = c->taken + (uint32_t)calls;
+	}
+	*ip = it->value;
+	c->last = it;
+	c->tsc = it->tsc;
+	c->taken += (uint32_t)calls;
+	c->logroom -= calls;
+	c->pos++;
+	c->used = 0;
+	fb_chain_load(c);
+	return 1;
+}
+
 static inline void fb_chain_end(struct ptd_flow_batch *dec,
                                 const struct fb_chain *c, uint64_t ip)
 {
@@ -668,8 +725,9 @@ static inline void fb_chain_end(struct ptd_flow_batch *dec,
 	flow->ip = ip;
 	if (!c->taken)
 		return;
-	if (qs->sync_known) {
-		memset(qs->log + qs->nlog, ptd_qsrc_call_cond, c->taken);
+	if (c->log) {
+		memset(c->log + c->logged, ptd_qsrc_call_cond,
+		       c->taken - c->logged);
 		qs->nlog += c->taken;
 	}
 	qs->pos = c->pos;
@@ -685,9 +743,9 @@ static inline void fb_chain_end(struct ptd_flow_batch *dec,
 /* Take the branch at the end of run @r in a chain: the IP after it in
  * *@ip and its side in *@side (see fb_run.link; -1 for a return), or 0 if
  * the chain cannot take it. */
-static inline int fb_chain_branch(struct ptd_flow_batch *dec,
-                                  struct fb_chain *c, const struct fb_run *r,
-                                  uint64_t *ip, int *side)
+static inline __attribute__((always_inline)) int
+fb_chain_branch(struct ptd_flow_batch *dec, struct fb_chain *c,
+                const struct fb_run *r, uint64_t *ip, int *side)
 {
 	struct ptd_retstack *rs = &dec->flow.retstack;
 
@@ -718,14 +776,23 @@ static inline int fb_chain_branch(struct ptd_flow_batch *dec,
 		*side = 1;
 		return 1;
 	case fb_fk_ret:
+		*side = -1;
+		if (!c->it)
+			return fb_chain_tip(c, ip, 1);
 		if (!fb_chain_can(c) || !fb_chain_bit(c) || !rs->count)
 			return 0;
 		fb_chain_take(c);
-		*side = -1;
 		return ptd_retstack_pop(rs, ip) == 0;
 	default:
-		return 0;
+		break;
 	}
+	/* An indirect near jump or call (the kinds after fb_fk_ret). */
+	*side = -1;
+	if (r->fkind < fb_fk_ijmp || !fb_chain_tip(c, ip, 0))
+		return 0;
+	if (r->fkind == fb_fk_icall)
+		ptd_retstack_push(rs, r->fall_ip);
+	return 1;
 }
 
 /* Write the instructions of run @r to @ips (and @tscs: time @t, the last
