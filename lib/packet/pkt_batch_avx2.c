@@ -307,12 +307,7 @@ static inline int ptd_rare(struct pt_packet *pkt, const uint8_t *pos)
 		pkt->payload.cbr.ratio = pos[2];
 		return PTD_PS_CBR;
 	case PTD_EXT_PIP:
-		w &= (UINT64_C(1) << 48) - 1;
-		pkt->type = ppt_pip;
-		pkt->size = PTD_PS_PIP;
-		pkt->payload.pip.nr = w & 1;
-		pkt->payload.pip.cr3 = (w >> 1) << 5;
-		return PTD_PS_PIP;
+		return ptd_pkt_pip(pkt, w & ((UINT64_C(1) << 48) - 1));
 	case PTD_EXT_VMCS:
 		pkt->type = ppt_vmcs;
 		pkt->size = PTD_PS_VMCS;

@@ -146,6 +146,17 @@ static inline int ptd_pkt_plain(struct pt_packet *pkt, enum pt_packet_type type,
 	return size;
 }
 
+/* A PIP packet with the 48-bit payload @raw (NR in bit 0, CR3 bits 51:5
+ * above it). */
+static inline int ptd_pkt_pip(struct pt_packet *pkt, uint64_t raw)
+{
+	pkt->type = ppt_pip;
+	pkt->size = PTD_PS_PIP;
+	pkt->payload.pip.nr = raw & 1;
+	pkt->payload.pip.cr3 = (raw >> 1) << 5;
+	return PTD_PS_PIP;
+}
+
 /* A MODE packet with payload byte @bits: fills @pkt and returns 0, or -1
  * for a reserved leaf (then @pkt is partly written). */
 static inline int ptd_pkt_mode(struct pt_packet *pkt, unsigned bits)
@@ -208,18 +219,10 @@ static inline int ptd_pkt_decode_ext(const uint8_t *pos, const uint8_t *end,
 		return PTD_PS_TNT64;
 	}
 
-	case PKX_PIP: {
-		uint64_t raw;
-
+	case PKX_PIP:
 		if (avail < PTD_PS_PIP)
 			return -pte_eos;
-		raw = ptd_pkt_le(pos + 2, 6, end);
-		pkt->type = ppt_pip;
-		pkt->size = PTD_PS_PIP;
-		pkt->payload.pip.nr = raw & 1;
-		pkt->payload.pip.cr3 = (raw >> 1) << 5;
-		return PTD_PS_PIP;
-	}
+		return ptd_pkt_pip(pkt, ptd_pkt_le(pos + 2, 6, end));
 
 	case PKX_OVF:
 		state->bip_size = 0;

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -1037,69 +1038,49 @@ static void test_end_status_queries(void **state)
 {
 	/* 1000 jz 1002; 1002 jmp rax */
 	static const uint8_t code[] = {0x74, 0x00, 0xff, 0xe0};
+	/* After PSB and TIP.PGE 1000: one not-taken outcome (or none), then
+	 * a packet cut short by the end; the expected path_expect() results
+	 * of the instruction and block decoders. */
+	static const struct {
+		int outcome;
+		uint8_t tail[3];
+		size_t ntail;
+		const char *insn, *blk;
+	} cases[] = {
+	        /* A TIP.PGD (sext-48 IP) cut short after tracing was
+	         * enabled: the status after the event says
+	         * pts_event_pending, pt_qry_event() fails
+	         * (fuzz/crashes/fuzz_flow-eos-status-noenable). */
+	        {1, {0x61, 0x02, 0x10}, 3, "S0 N0 E-7@1c", "S0 N1 E-7@1c"},
+	        /* A TIP (sext-48 IP) cut short at the jmp rax:
+	         * pt_qry_cond_branch() refuses, pt_qry_indirect_branch()
+	         * fails. */
+	        {1, {0x6d, 0x02}, 2, "S0 N1 E-7@1c", "S0 N2 E-7@1c"},
+	        /* The same TIP at the jz: the conditional branch query is
+	         * refused (-pte_bad_query, before the TIP), as on the pull
+	         * path. */
+	        {0, {0x6d, 0x02}, 2, "S0 N0 E-8@1b", "S0 N1 E-8@1b"},
+	        /* A TNT-64 cut short at the jmp rax: the loop's
+	         * pt_qry_cond_branch() failed, pt_qry_indirect_branch()
+	         * fails the same way. */
+	        {1, {0x02, 0xa3, 0x03}, 3, "S0 N1 E-7@1c", "S0 N2 E-7@1c"},
+	};
 	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
 	uint8_t buf[256];
-	size_t size;
 
 	(void)state;
-	/* A TIP.PGD cut short after tracing was enabled: the status after
-	 * the event says pts_event_pending, pt_qry_event() fails
-	 * (fuzz/crashes/fuzz_flow-eos-status-noenable). */
-	{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
 		struct trace t = {0};
+		size_t size;
 
 		psb(&t, 0);
 		ip(&t, ppt_tip_pge, 0x1000);
-		tnt(&t, "n");
-		t.tail[0] = 0x61; /* TIP.PGD, sext-48 IP */
-		t.tail[1] = 0x02;
-		t.tail[2] = 0x10;
-		t.ntail = 3;
+		if (cases[i].outcome)
+			tnt(&t, "n");
+		memcpy(t.tail, cases[i].tail, cases[i].ntail);
+		t.ntail = cases[i].ntail;
 		size = encode(buf, sizeof(buf), &t);
-		path_expect(&s, buf, size, "S0 N0 E-7@1c", "S0 N1 E-7@1c");
-	}
-	/* A TIP cut short at the jmp rax: pt_qry_cond_branch() refuses,
-	 * pt_qry_indirect_branch() fails. */
-	{
-		struct trace t = {0};
-
-		psb(&t, 0);
-		ip(&t, ppt_tip_pge, 0x1000);
-		tnt(&t, "n");
-		t.tail[0] = 0x6d; /* TIP, sext-48 IP */
-		t.tail[1] = 0x02;
-		t.ntail = 2;
-		size = encode(buf, sizeof(buf), &t);
-		path_expect(&s, buf, size, "S0 N1 E-7@1c", "S0 N2 E-7@1c");
-	}
-	/* The same TIP at the jz: the conditional branch query is refused
-	 * (-pte_bad_query, before the TIP), as on the pull path. */
-	{
-		struct trace t = {0};
-
-		psb(&t, 0);
-		ip(&t, ppt_tip_pge, 0x1000);
-		t.tail[0] = 0x6d;
-		t.tail[1] = 0x02;
-		t.ntail = 2;
-		size = encode(buf, sizeof(buf), &t);
-		path_expect(&s, buf, size, "S0 N0 E-8@1b", "S0 N1 E-8@1b");
-	}
-	/* A TNT-64 cut short at the jmp rax: the loop's
-	 * pt_qry_cond_branch() failed, pt_qry_indirect_branch() fails the
-	 * same way. */
-	{
-		struct trace t = {0};
-
-		psb(&t, 0);
-		ip(&t, ppt_tip_pge, 0x1000);
-		tnt(&t, "n");
-		t.tail[0] = 0x02;
-		t.tail[1] = 0xa3;
-		t.tail[2] = 0x03;
-		t.ntail = 3;
-		size = encode(buf, sizeof(buf), &t);
-		path_expect(&s, buf, size, "S0 N1 E-7@1c", "S0 N2 E-7@1c");
+		path_expect(&s, buf, size, cases[i].insn, cases[i].blk);
 	}
 }
 
