@@ -602,7 +602,6 @@ struct fb_chain {
 	uint32_t logged;
 	size_t logroom; /* calls the replay log can take */
 	uint64_t tsc;   /* the time now */
-	int tips;       /* TIP items may be taken (batch mode, no error) */
 };
 
 /* Make the item at c->pos (c->used of its outcomes taken) the chain's if it
@@ -645,7 +644,6 @@ static inline void fb_chain_begin(struct ptd_flow_batch *dec,
 	c->tsc = fb_now(&dec->flow);
 	c->log = qs->sync_known ? qs->log + qs->nlog : NULL;
 	c->logroom = qs->sync_known ? qs->caplog - qs->nlog : (size_t)-1;
-	c->tips = qs->batch != 0;
 	if (qs->batch)
 		fb_chain_load(c);
 }
@@ -691,7 +689,7 @@ static inline int fb_chain_tip(struct fb_chain *c, uint64_t *ip, int ret)
 	const struct ptd_qry_item *it;
 	size_t calls = ret ? 2 : 1;
 
-	if (c->it || !c->tips || c->logroom < calls || c->pos + 1 >= qs->n)
+	if (c->it || !qs->batch || c->logroom < calls || c->pos + 1 >= qs->n)
 		return 0;
 	it = &qs->items[c->pos];
 	if (it->kind != ptd_qry_item_tip ||
