@@ -13,7 +13,7 @@
  *   bit 3     the code through a read-memory callback instead of
  *             ptd_image_add_buffer()
  *   bit 4     errata bdm70, bdm64, skd022, skl014 (with a filter range
- *             around the code)
+ *             around the code), skd010, apl11, apl12
  *   bit 5     keep_tcal_on_ovf
  *   bits 7:6  timing: none; mtc_freq 3 + CPUID 0x15 2/100 + nom_freq 12;
  *             mtc_freq 0 + 3/7; mtc_freq 9 + 1/1
@@ -36,7 +36,9 @@
  * succeed after synchronization; without errors and caps, both decoders
  * report the same number of instructions; and both paths of a decoder give
  * the same synchronizations, sync offsets, errors with their offsets,
- * instructions, blocks and events (with their times). */
+ * instructions, blocks and events (with their times), and after each
+ * event, instruction and block the same core:bus ratio and address space
+ * (pt_*_core_bus_ratio(), pt_*_asid()). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "fuzz_common.h"
@@ -187,6 +189,44 @@ static void fuzz_check_event(struct fuzz_run *run, const struct pt_event *event)
 	fuzz_hash(run, event->has_tsc ? event->tsc : 0);
 }
 
+/* What pt_*_core_bus_ratio() (@cerr, @cbr) and pt_*_asid() (@aerr,
+ * @asid) said. */
+static void fuzz_hash_state(struct fuzz_run *run, int cerr, uint32_t cbr,
+                            int aerr, const struct pt_asid *asid)
+{
+	fuzz_hash(run, (uint64_t)(int64_t)cerr);
+	fuzz_hash(run, cerr < 0 ? 0 : cbr);
+	fuzz_hash(run, (uint64_t)(int64_t)aerr);
+	fuzz_hash(run, aerr < 0 ? 0 : asid->cr3);
+	fuzz_hash(run, aerr < 0 ? 0 : asid->vmcs);
+}
+
+static void fuzz_insn_state(struct pt_insn_decoder *dec, struct fuzz_run *run)
+{
+	struct pt_asid asid;
+	uint32_t cbr = 0;
+	int cerr, aerr;
+
+	cerr = pt_insn_core_bus_ratio(dec, &cbr);
+	FUZZ_CHECK(cerr == 0 || cerr == -pte_no_cbr,
+	           "pt_insn_core_bus_ratio: %d", cerr);
+	aerr = pt_insn_asid(dec, &asid, sizeof(asid));
+	fuzz_hash_state(run, cerr, cbr, aerr, &asid);
+}
+
+static void fuzz_blk_state(struct pt_block_decoder *dec, struct fuzz_run *run)
+{
+	struct pt_asid asid;
+	uint32_t cbr = 0;
+	int cerr, aerr;
+
+	cerr = pt_blk_core_bus_ratio(dec, &cbr);
+	FUZZ_CHECK(cerr == 0 || cerr == -pte_no_cbr,
+	           "pt_blk_core_bus_ratio: %d", cerr);
+	aerr = pt_blk_asid(dec, &asid, sizeof(asid));
+	fuzz_hash_state(run, cerr, cbr, aerr, &asid);
+}
+
 static void fuzz_check_code(const struct fuzz_flow *f, uint64_t ip,
                             const uint8_t *raw, uint8_t size)
 {
@@ -244,8 +284,10 @@ static int64_t fuzz_insn(const struct fuzz_flow *f, const struct pt_config *c,
 
 				status = pt_insn_event(dec, &event,
 				                       sizeof(event));
-				if (status >= 0)
+				if (status >= 0) {
 					fuzz_check_event(run, &event);
+					fuzz_insn_state(dec, run);
+				}
 			}
 			if (status < 0 || (status & pts_eos))
 				break;
@@ -274,6 +316,7 @@ static int64_t fuzz_insn(const struct fuzz_flow *f, const struct pt_config *c,
 			fuzz_hash(run, insn.ip);
 			fuzz_hash(run, (uint64_t)insn.iclass << 8 | insn.size);
 			fuzz_hash(run, err ? 0 : tsc);
+			fuzz_insn_state(dec, run);
 			if (status < 0) {
 				insns += 1;
 				break;
@@ -339,8 +382,10 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 
 				status = pt_blk_event(dec, &event,
 				                      sizeof(event));
-				if (status >= 0)
+				if (status >= 0) {
 					fuzz_check_event(run, &event);
+					fuzz_blk_state(dec, run);
+				}
 			}
 			if (status < 0 || (status & pts_eos))
 				break;
@@ -373,6 +418,7 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 			fuzz_hash(run,
 			          (uint64_t)block.ninsn << 8 | block.iclass);
 			fuzz_hash(run, err ? 0 : tsc);
+			fuzz_blk_state(dec, run);
 			if (status < 0) {
 				insns += block.ninsn;
 				break;
@@ -449,6 +495,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		config.errata.bdm64 = 1;
 		config.errata.skd022 = 1;
 		config.errata.skl014 = 1;
+		config.errata.skd010 = 1;
+		config.errata.apl11 = 1;
+		config.errata.apl12 = 1;
 		config.addr_filter.config.addr_cfg = 1;
 		config.addr_filter.addr0_a = FUZZ_CODE_BASE;
 		config.addr_filter.addr0_b = FUZZ_CODE_BASE + FUZZ_MAX_CODE - 1;

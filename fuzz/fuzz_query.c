@@ -382,12 +382,14 @@ static void fuzz_batch(struct fuzz *f, const struct pt_config *config,
 			FUZZ_CHECK(m >= 1 && m <= 64, "run of %u", m);
 			for (unsigned b = 0; b < m; ++b) {
 				uint64_t value, tsc = 0;
-				uint32_t lmtc = 0, lcyc = 0;
+				uint32_t lmtc = 0, lcyc = 0, cbr = 0;
 				int kind, err, ts, eflags, before = p.before;
 
 				kind = pull_next(&p, &value, &ev, &err,
 				                 &eflags);
 				ts = pt_qry_time(p.dec, &tsc, &lmtc, &lcyc);
+				if (pt_qry_core_bus_ratio(p.dec, &cbr) < 0)
+					cbr = 0;
 				FUZZ_CHECK(kind == it->kind,
 				           "batch kind %d, pull kind %d",
 				           it->kind, kind);
@@ -437,6 +439,9 @@ static void fuzz_batch(struct fuzz *f, const struct pt_config *config,
 				                      ptd_qry_item_has_tsc) ==
 				                           (ts >= 0),
 				           "time");
+				FUZZ_CHECK(it->cbr == cbr,
+				           "core:bus ratio %u, pull %u",
+				           (unsigned)it->cbr, (unsigned)cbr);
 			}
 		}
 	}

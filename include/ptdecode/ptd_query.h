@@ -112,8 +112,14 @@ struct ptd_qry_item {
 	uint8_t flags;
 	/** tnt: the number of outcomes, 1 to 64; 0 otherwise. */
 	uint8_t count;
-	/** 0. */
-	uint8_t reserved;
+	/** The core:bus ratio after the result, as pt_qry_core_bus_ratio()
+	 * reports it (0 where it returns -pte_no_cbr: a CBR packet with
+	 * ratio 0 changes no ratio).  It changes where the time engine
+	 * reads a CBR packet, which may be before the result that reports
+	 * it (a CBR of a PSB+ applies from the first event of the PSB+ on,
+	 * and one that the decoder skips after an OVF comes with no
+	 * event). */
+	uint8_t cbr;
 	/** error: the negative error code (enum pt_error_code) that the
 	 * failed call returned; 0 otherwise. */
 	int32_t error;
@@ -149,7 +155,8 @@ struct ptd_qry_item {
  *
  * The pull functions (pt_qry_*) may be used between calls: the next call
  * continues from the decoder's state.  pt_qry_time() and
- * pt_qry_core_bus_ratio() then answer for the last item returned.
+ * pt_qry_core_bus_ratio() then answer for the last item returned (as its
+ * @tsc, @lost_mtc, @lost_cyc, @flags and @cbr tell).
  *
  * Returns the number of items written (> 0); 0 if the next result is an
  * event and @events has no room for it (@nevents 0); -pte_eos at the end of

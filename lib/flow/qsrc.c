@@ -25,7 +25,6 @@ int ptd_qsrc_init(struct ptd_qsrc *qs, const struct pt_config *config,
 	if (!qs->qry)
 		return -pte_nomem;
 	qs->tsc_status = -pte_no_time;
-	qs->cbr_status = -pte_no_cbr;
 	return 0;
 }
 
@@ -100,6 +99,7 @@ static void qsrc_take_time(struct ptd_qsrc *qs, const struct ptd_qry_item *it)
 	qs->lost_mtc = it->lost_mtc;
 	qs->lost_cyc = it->lost_cyc;
 	qs->tsc_status = (it->flags & ptd_qry_item_has_tsc) ? 0 : -pte_no_time;
+	qs->cbr = it->cbr;
 }
 
 /* The time and core:bus ratio after a pull call. */
@@ -107,7 +107,8 @@ static void qsrc_pull_time(struct ptd_qsrc *qs)
 {
 	qs->tsc_status =
 	        pt_qry_time(qs->qry, &qs->tsc, &qs->lost_mtc, &qs->lost_cyc);
-	qs->cbr_status = pt_qry_core_bus_ratio(qs->qry, &qs->cbr);
+	if (pt_qry_core_bus_ratio(qs->qry, &qs->cbr) < 0)
+		qs->cbr = 0;
 }
 
 /* A fresh decoder at the point where the calls made since the last
@@ -268,7 +269,6 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 			if (!suppressed)
 				*ip = it->value;
 			qsrc_take_time(qs, it);
-			qs->cbr_status = -pte_no_cbr;
 			/* The PSB's offset: what the pull API finds after the
 			 * failing call (the query decoder itself may have
 			 * moved on to later ones). */
@@ -395,10 +395,6 @@ int ptd_qsrc_event(struct ptd_qsrc *qs, struct pt_event *event)
 	qsrc_log(qs, ptd_qsrc_call_event);
 	*event = qs->events[it->value];
 	qsrc_take_time(qs, it);
-	if (event->type == ptev_cbr) {
-		qs->cbr = event->variant.cbr.ratio;
-		qs->cbr_status = 0;
-	}
 	qs->pos++;
 	return qsrc_status(qs);
 }
@@ -420,8 +416,8 @@ int ptd_qsrc_cbr(const struct ptd_qsrc *qs, uint32_t *cbr)
 {
 	if (!qs->batch)
 		return pt_qry_core_bus_ratio(qs->qry, cbr);
-	if (qs->cbr_status < 0)
-		return qs->cbr_status;
+	if (!qs->cbr)
+		return -pte_no_cbr;
 	*cbr = qs->cbr;
 	return 0;
 }

@@ -48,12 +48,12 @@ struct ptd_qsrc {
 	uint8_t used;
 	int end;
 
-	/* The time and core:bus ratio after the last result taken. */
+	/* The time and core:bus ratio after the last result taken (@cbr 0:
+	 * -pte_no_cbr, as in struct ptd_qry_item). */
 	uint64_t tsc;
 	uint32_t lost_mtc, lost_cyc;
 	int tsc_status;
 	uint32_t cbr;
-	int cbr_status;
 
 	/* The last synchronization point (offset of its PSB, if known) and
 	 * the results taken since. */
@@ -111,6 +111,7 @@ static inline int ptd_qsrc_cond(struct ptd_qsrc *qs, int *taken)
 	qs->lost_mtc = it->lost_mtc;
 	qs->lost_cyc = it->lost_cyc;
 	qs->tsc_status = (it->flags & ptd_qry_item_has_tsc) ? 0 : -pte_no_time;
+	qs->cbr = it->cbr;
 	if (next == it) {
 		qs->used++;
 		return 0;

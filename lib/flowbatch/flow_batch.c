@@ -735,6 +735,7 @@ static inline void fb_chain_end(struct ptd_flow_batch *dec,
 	qs->lost_cyc = c->last->lost_cyc;
 	qs->tsc_status =
 	        (c->last->flags & ptd_qry_item_has_tsc) ? 0 : -pte_no_time;
+	qs->cbr = c->last->cbr;
 	flow->status = 0;
 }
 

@@ -66,7 +66,7 @@ ptd_qry_bitem(const struct pt_query_decoder *decoder,
 	it->kind = (uint8_t)kind;
 	it->flags = t->tsc_status >= 0 ? ptd_qry_item_has_tsc : 0;
 	it->count = 0;
-	it->reserved = 0;
+	it->cbr = t->cbr_status >= 0 ? (uint8_t)t->cbr : 0;
 	it->error = 0;
 	it->lost_mtc = t->lost_mtc;
 	it->lost_cyc = t->lost_cyc;
@@ -90,6 +90,7 @@ static inline void ptd_qry_btnt(const struct pt_query_decoder *decoder,
 		    last->count + size <= 64 && last->tsc == t->tsc &&
 		    last->lost_mtc == t->lost_mtc &&
 		    last->lost_cyc == t->lost_cyc &&
+		    last->cbr == (t->cbr_status >= 0 ? t->cbr : 0) &&
 		    !(last->flags & ptd_qry_item_has_tsc) ==
 		            !(t->tsc_status >= 0)) {
 			last->value = (last->value << size) | bits;

@@ -1084,6 +1084,288 @@ static void test_end_status_queries(void **state)
 	}
 }
 
+/* Decode [@buf, @buf + @size) with the instruction-flow decoder (or, with
+ * @blocks, the block decoder) as path_run() does, on the batch path or
+ * (@offsets) the pull path, and log after every synchronization, event,
+ * instruction and block what pt_*_core_bus_ratio() says ("c<ratio>" or
+ * "c<error>"). */
+static void ratio_run(struct run *r, const struct setup *s, const uint8_t *buf,
+                      size_t size, int blocks, int offsets)
+{
+	uint8_t *trace = ptd_t_dup(buf, size);
+	struct pt_insn_decoder *id = NULL;
+	struct pt_block_decoder *bd = NULL;
+	struct pt_image *image;
+	struct pt_config config;
+	int status, round;
+
+	memset(r, 0, sizeof(*r));
+	pt_config_init(&config);
+	config.begin = trace;
+	config.end = trace + size;
+	config.flags = s->flags;
+	config.errata = s->errata;
+	image = pt_image_alloc("test");
+	assert_non_null(image);
+	assert_int_equal(
+	        ptd_image_add_buffer(image, s->code, s->size, NULL, s->base, 1),
+	        0);
+	if (blocks) {
+		bd = pt_blk_alloc_decoder(&config);
+		assert_non_null(bd);
+		assert_int_equal(pt_blk_set_image(bd, image), 0);
+	} else {
+		id = pt_insn_alloc_decoder(&config);
+		assert_non_null(id);
+		assert_int_equal(pt_insn_set_image(id, image), 0);
+	}
+#define RATIO(r)                                                               \
+	do {                                                                   \
+		uint32_t cbr_ = 0;                                             \
+		int err_ = blocks ? pt_blk_core_bus_ratio(bd, &cbr_)           \
+		                  : pt_insn_core_bus_ratio(id, &cbr_);         \
+		if (err_ < 0)                                                  \
+			say(r, "c%d ", err_);                                  \
+		else                                                           \
+			say(r, "c%x ", cbr_);                                  \
+	} while (0)
+	for (round = 0; round < 16; round++) {
+		uint64_t offset = 0;
+
+		status = blocks ? pt_blk_sync_forward(bd)
+		                : pt_insn_sync_forward(id);
+		if (status == -pte_eos)
+			break;
+		if (status >= 0 && offsets)
+			assert_int_equal(
+			        blocks ? pt_blk_get_offset(bd, &offset)
+			               : pt_insn_get_offset(id, &offset),
+			        0);
+		say(r, "S ");
+		RATIO(r);
+		while (status >= 0 && !(status & pts_eos)) {
+			if (offsets)
+				assert_int_equal(
+				        blocks ? pt_blk_get_offset(bd, &offset)
+				               : pt_insn_get_offset(id,
+				                                    &offset),
+				        0);
+			if (status & pts_event_pending) {
+				struct pt_event ev;
+
+				status = blocks ? pt_blk_event(bd, &ev,
+				                               sizeof(ev))
+				                : pt_insn_event(id, &ev,
+				                                sizeof(ev));
+				if (status >= 0)
+					say(r, "[%d] ", (int)ev.type);
+			} else if (blocks) {
+				struct pt_block b;
+
+				b.ninsn = 0;
+				status = pt_blk_next(bd, &b, sizeof(b));
+				if (b.ninsn)
+					say(r, "%llx-%llx ",
+					    (unsigned long long)b.ip,
+					    (unsigned long long)b.end_ip);
+			} else {
+				struct pt_insn in;
+
+				status = pt_insn_next(id, &in, sizeof(in));
+				if (status >= 0)
+					say(r, "%llx ",
+					    (unsigned long long)in.ip);
+			}
+			RATIO(r);
+		}
+		if (status >= 0) {
+			say(r, "eos ");
+			break;
+		}
+		assert_int_equal(blocks ? pt_blk_get_offset(bd, &offset)
+		                        : pt_insn_get_offset(id, &offset),
+		                 0);
+		say(r, "E%d@%llx ", status, (unsigned long long)offset);
+		if (status == -pte_eos)
+			break;
+	}
+#undef RATIO
+	if (r->len)
+		r->log[--r->len] = 0;
+	pt_blk_free_decoder(bd);
+	pt_insn_free_decoder(id);
+	pt_image_free(image);
+	free(trace);
+}
+
+/* Both paths of both decoders on [@buf, @buf + @size): the logs of
+ * ratio_run() must be @insns for the instruction-flow decoder and @blocks
+ * for the block decoder. */
+static void ratio_expect_buf(const struct setup *s, const uint8_t *buf,
+                             size_t size, const char *insns, const char *blocks)
+{
+	struct run r;
+	int blk, offsets;
+
+	for (blk = 0; blk < 2; blk++) {
+		for (offsets = 0; offsets < 2; offsets++) {
+			const char *want = blk ? blocks : insns;
+
+			ratio_run(&r, s, buf, size, blk, offsets);
+			if (strcmp(r.log, want))
+				fail_msg("%s, %s path:\n  got      %s\n  "
+				         "expected %s",
+				         blk ? "blocks" : "instructions",
+				         offsets ? "pull" : "batch", r.log,
+				         want);
+		}
+	}
+}
+
+static void ratio_expect(const struct setup *s, const struct trace *t,
+                         const char *insns, const char *blocks)
+{
+	uint8_t buf[1024];
+	size_t size = encode(buf, sizeof(buf), t);
+
+	ratio_expect_buf(s, buf, size, insns, blocks);
+}
+
+static void cbr(struct trace *t, uint8_t ratio)
+{
+	add(t, ppt_cbr)->payload.cbr.ratio = ratio;
+}
+
+/* pt_*_core_bus_ratio() is the query decoder's after its last result
+ * (pt_qry_core_bus_ratio()), on both paths: after a PSB+ whose MODE comes
+ * before its CBR, the ratio is the new one from the exec-mode event on,
+ * before the CBR event; a CBR with ratio 0 is reported as an event but
+ * changes no ratio; CBRs that the query decoder skips after an OVF (APL11,
+ * SKD010) change the ratio without an event. */
+static void test_core_bus_ratio(void **state)
+{
+	struct setup s = {
+	        .code = loop_code, .size = sizeof(loop_code), .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	/* MODE before CBR, at the start and in a PSB+ on the way. */
+	add(&t, ppt_psb);
+	mode(&t, ptem_64bit);
+	cbr(&t, 0x10);
+	add(&t, ppt_psbend);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tnt(&t, "n");
+	add(&t, ppt_psb);
+	mode(&t, ptem_64bit);
+	cbr(&t, 0x20);
+	ip(&t, ppt_fup, 0x1003);
+	add(&t, ppt_psbend);
+	tnt(&t, "t");
+	ip(&t, ppt_tip_pgd, 0x3000);
+	ratio_expect(&s, &t,
+	             "S c10 [7] c10 [18] c10 [0] c10 1000 c10 1001 c20 [7] c20 "
+	             "[18] c20 1003 c20 1004 c20 1000 c20 1001 c20 [1] c20 eos",
+	             "S c10 [7] c10 [18] c10 [0] c10 1000-1001 c20 [7] c20 "
+	             "[18] c20 1003-1004 c20 1000-1001 c20 [1] c20 eos");
+
+	/* A CBR with ratio 0. */
+	memset(&t, 0, sizeof(t));
+	add(&t, ppt_psb);
+	cbr(&t, 0x10);
+	mode(&t, ptem_64bit);
+	add(&t, ppt_psbend);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tnt(&t, "n");
+	cbr(&t, 0);
+	tnt(&t, "t");
+	ip(&t, ppt_tip_pgd, 0x3000);
+	ratio_expect(&s, &t,
+	             "S c10 [18] c10 [7] c10 [0] c10 1000 c10 1001 c10 [18] "
+	             "c10 1003 c10 1004 c10 1000 c10 1001 c10 [1] c10 eos",
+	             "S c10 [18] c10 [7] c10 [0] c10 1000-1001 c10 [18] c10 "
+	             "1003-1004 c10 1000-1001 c10 [1] c10 eos");
+
+	/* APL11: OVF, CBR, TIP.PGD; tracing resumes with a TIP.PGE. */
+	memset(&t, 0, sizeof(t));
+	add(&t, ppt_psb);
+	cbr(&t, 0x10);
+	mode(&t, ptem_64bit);
+	add(&t, ppt_psbend);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tnt(&t, "n");
+	add(&t, ppt_ovf);
+	cbr(&t, 0x30);
+	ip(&t, ppt_tip_pgd, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tnt(&t, "n");
+	ip(&t, ppt_tip_pgd, 0x3000);
+	s.errata.apl11 = 1;
+	ratio_expect(&s, &t,
+	             "S c10 [18] c10 [7] c10 [0] c10 1000 c10 1001 c30 [6] c30 "
+	             "[0] c30 1000 c30 1001 c30 1003 c30 1004 c30 [1] c30 eos",
+	             "S c10 [18] c10 [7] c10 [0] c10 1000-1001 c30 [6] c30 [0] "
+	             "c30 1000-1001 c30 1003-1004 c30 [1] c30 eos");
+
+	/* SKD010: OVF, CBR, TIP (no FUP). */
+	memset(&t, 0, sizeof(t));
+	add(&t, ppt_psb);
+	cbr(&t, 0x10);
+	mode(&t, ptem_64bit);
+	add(&t, ppt_psbend);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tnt(&t, "n");
+	add(&t, ppt_ovf);
+	cbr(&t, 0x30);
+	ip(&t, ppt_tip, 0x1000);
+	tnt(&t, "n");
+	ip(&t, ppt_tip_pgd, 0x3000);
+	s.errata.apl11 = 0;
+	s.errata.skd010 = 1;
+	ratio_expect(&s, &t,
+	             "S c10 [18] c10 [7] c10 [0] c10 1000 c10 1001 c30 [6] c30 "
+	             "1000 c30 1001 c30 1003 c30 1004 c30 [1] c30 eos",
+	             "S c10 [18] c10 [7] c10 [0] c10 1000-1001 c30 [6] c30 "
+	             "1000-1001 c30 1003-1004 c30 [1] c30 eos");
+
+	/* A decode error, then the next PSB+ (MODE before CBR). */
+	{
+		uint8_t buf[1024];
+		size_t size;
+
+		memset(&t, 0, sizeof(t));
+		add(&t, ppt_psb);
+		mode(&t, ptem_64bit);
+		cbr(&t, 0x10);
+		add(&t, ppt_psbend);
+		ip(&t, ppt_tip_pge, 0x1000);
+		tnt(&t, "n");
+		size = encode(buf, sizeof(buf), &t);
+		buf[size++] = 0xc9;
+		memset(&t, 0, sizeof(t));
+		add(&t, ppt_psb);
+		mode(&t, ptem_64bit);
+		cbr(&t, 0x20);
+		ip(&t, ppt_fup, 0x1003);
+		add(&t, ppt_psbend);
+		tnt(&t, "t");
+		ip(&t, ppt_tip_pgd, 0x3000);
+		size += encode(buf + size, sizeof(buf) - size, &t);
+		s.errata.skd010 = 0;
+		ratio_expect_buf(
+		        &s, buf, size,
+		        "S c10 [7] c10 [18] c10 [0] c10 1000 c10 c10 E-4@20 S "
+		        "c20 "
+		        "[7] c20 [18] c20 1003 c20 1004 c20 1000 c20 1001 c20 "
+		        "[1] "
+		        "c20 eos",
+		        "S c10 [7] c10 [18] c10 [0] c10 1000-1001 c10 E-4@20 S "
+		        "c20 [7] c20 [18] c20 1003-1004 c20 1000-1001 c20 [1] "
+		        "c20 "
+		        "eos");
+	}
+}
+
 static void test_tick(void **state)
 {
 	struct setup s = {
@@ -1213,6 +1495,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_indirect_past_tnt),
 	        cmocka_unit_test(test_end_status),
 	        cmocka_unit_test(test_end_status_queries),
+	        cmocka_unit_test(test_core_bus_ratio),
 	        cmocka_unit_test(test_tick),
 	        cmocka_unit_test(test_event_trace),
 	        cmocka_unit_test(test_api),

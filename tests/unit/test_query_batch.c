@@ -421,6 +421,48 @@ static void test_calls(void **state)
 	pt_qry_free_decoder(dec);
 }
 
+/* The core:bus ratio of each item is pt_qry_core_bus_ratio()'s after the
+ * result (0 for -pte_no_cbr): none right after the sync, the PSB+'s from
+ * its first event on (the MODE's, which comes before the CBR's), and a CBR
+ * with ratio 0 changes nothing. */
+static void test_cbr(void **state)
+{
+	static const uint8_t want[] = {0, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10};
+	struct ptd_qry_item items[16];
+	struct pt_event events[8];
+	struct pt_query_decoder *dec;
+	struct trace t = {0};
+	struct pt_packet *p;
+	int n;
+
+	(void)state;
+	add(&t, ppt_psb);
+	p = add(&t, ppt_mode);
+	p->payload.mode.leaf = pt_mol_exec;
+	p->payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+	add(&t, ppt_cbr)->payload.cbr.ratio = 0x10;
+	add_ip(&t, ppt_fup, pt_ipc_full, 0x401000);
+	add(&t, ppt_psbend);
+	add_tnt(&t, ppt_tnt_8, 1, 0x1);
+	add(&t, ppt_cbr)->payload.cbr.ratio = 0;
+	add_tnt(&t, ppt_tnt_8, 1, 0x1);
+	add_ip(&t, ppt_tip_pgd, pt_ipc_suppressed, 0);
+	dec = decoder(&t);
+	assert_non_null(dec);
+
+	/* sync, exec mode, cbr 0x10, outcome, cbr 0, outcome, disabled */
+	n = ptd_qry_next_batch(dec, items, 16, events, 8);
+	assert_int_equal(n, 7);
+	assert_int_equal(items[1].kind, ptd_qry_item_event);
+	assert_int_equal(events[items[1].value].type, ptev_exec_mode);
+	assert_int_equal(items[4].kind, ptd_qry_item_event);
+	assert_int_equal(events[items[4].value].type, ptev_cbr);
+	assert_int_equal(events[items[4].value].variant.cbr.ratio, 0);
+	for (int i = 0; i < n; ++i)
+		assert_int_equal(items[i].cbr, want[i]);
+	pt_qry_free_decoder(dec);
+}
+
 /* A buffer without PSB: nothing at all. */
 static void test_empty(void **state)
 {
@@ -447,6 +489,7 @@ int main(void)
 	        cmocka_unit_test(test_end_in_packet),
 	        cmocka_unit_test(test_resync_error),
 	        cmocka_unit_test(test_calls),
+	        cmocka_unit_test(test_cbr),
 	        cmocka_unit_test(test_empty),
 	};
 

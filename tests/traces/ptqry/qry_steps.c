@@ -12,12 +12,13 @@
 /* The most results printed: the traces of tests are small. */
 #define PTQRY_STEPS_MAX 100000
 
+/* The time and the core:bus ratio @cbr (0: none) after a step. */
 static void ptqry_step_time(int has_tsc, uint64_t tsc, uint32_t lost_mtc,
-                            uint32_t lost_cyc)
+                            uint32_t lost_cyc, uint32_t cbr)
 {
 	printf("time tsc 0x%" PRIx64 " lost-mtc 0x%" PRIx32
-	       " lost-cyc 0x%" PRIx32 "%s\n",
-	       tsc, lost_mtc, lost_cyc, has_tsc ? "" : " no-tsc");
+	       " lost-cyc 0x%" PRIx32 "%s cbr 0x%" PRIx32 "\n",
+	       tsc, lost_mtc, lost_cyc, has_tsc ? "" : " no-tsc", cbr);
 }
 
 static void ptqry_step_ip(const char *kind, int suppressed, uint64_t ip)
@@ -49,10 +50,12 @@ static void ptqry_step_event(const struct pt_event *ev)
 static void ptqry_pull_time(const struct ptqry_backend *be)
 {
 	uint64_t tsc = 0;
-	uint32_t lost_mtc = 0, lost_cyc = 0;
+	uint32_t lost_mtc = 0, lost_cyc = 0, cbr = 0;
 	int status = be->time(be->decoder, &tsc, &lost_mtc, &lost_cyc);
 
-	ptqry_step_time(status >= 0, tsc, lost_mtc, lost_cyc);
+	if (be->core_bus_ratio(be->decoder, &cbr) < 0)
+		cbr = 0;
+	ptqry_step_time(status >= 0, tsc, lost_mtc, lost_cyc, cbr);
 }
 
 /* A failed call @call: an error line (a query's -pte_eos included). */
@@ -168,7 +171,7 @@ int ptqry_steps_batch(struct pt_query_decoder *decoder)
 					               : "not-taken");
 					ptqry_step_time(has_tsc, it->tsc,
 					                it->lost_mtc,
-					                it->lost_cyc);
+					                it->lost_cyc, it->cbr);
 				}
 				continue;
 			case ptd_qry_item_tip:
@@ -209,7 +212,7 @@ int ptqry_steps_batch(struct pt_query_decoder *decoder)
 				return -1;
 			}
 			ptqry_step_time(has_tsc, it->tsc, it->lost_mtc,
-			                it->lost_cyc);
+			                it->lost_cyc, it->cbr);
 		}
 	}
 	return 0;
