@@ -64,10 +64,11 @@ struct fuzz_flow {
 /* What a decoder did on one path, to compare the two: the first
  * synchronizations and ends of PSB segments as records ('S' and the sync
  * offset; 'E', the error and its offset; 'e', the status at the end of the
- * trace (pts_eos or -pte_eos) and the instructions; 'F' and the error of a
- * failed synchronization; 'C' and the instructions at the cap), each with
- * the hash so far, and a hash of everything (records, instructions,
- * blocks, events). */
+ * trace (pts_eos or -pte_eos) and the instructions; 'x', the status of the
+ * pt_*_sync_forward() after that end and the offset then; 'F' and the error of
+ * a failed synchronization; 'C' and the instructions at the cap), each with the
+ * hash so far, and a hash of everything (records, instructions, blocks,
+ * events). */
 enum { FUZZ_RECORDS = 64 };
 
 struct fuzz_run {
@@ -337,6 +338,11 @@ static int64_t fuzz_insn(const struct fuzz_flow *f, const struct pt_config *c,
 			continue;
 		}
 		fuzz_record(run, 'e', (uint64_t)(int64_t)status, insns);
+		/* A libipt-style loop synchronizes again at the end. */
+		status = pt_insn_sync_forward(dec);
+		offset = 0;
+		(void)pt_insn_get_offset(dec, &offset);
+		fuzz_record(run, 'x', (uint64_t)(int64_t)status, offset);
 		break;
 	}
 	pt_insn_free_decoder(dec);
@@ -441,6 +447,11 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 			continue;
 		}
 		fuzz_record(run, 'e', (uint64_t)(int64_t)status, insns);
+		/* A libipt-style loop synchronizes again at the end. */
+		status = pt_blk_sync_forward(dec);
+		offset = 0;
+		(void)pt_blk_get_offset(dec, &offset);
+		fuzz_record(run, 'x', (uint64_t)(int64_t)status, offset);
 		break;
 	}
 	pt_blk_free_decoder(dec);

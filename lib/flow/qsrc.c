@@ -296,8 +296,13 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 		}
 	}
 
-	/* Else the query decoder must be where the pull API would be. */
-	if (qsrc_ahead(qs) && how != 2)
+	/* Else the query decoder must be where the pull API would be.  It is
+	 * once every result up to the end that pts_eos announced has been
+	 * taken (the batch's loop stopped there, as its failed
+	 * pt_qry_sync_forward() moves nothing): no replay then, which would
+	 * cost the calls since the last synchronization, often the whole
+	 * trace. */
+	if (qsrc_ahead(qs) && how != 2 && !(qs->end && qs->pos >= qs->n))
 		(void)qsrc_replay(qs);
 	qsrc_clear(qs);
 	/* Batches again, unless the caller asked for offsets. */

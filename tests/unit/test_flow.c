@@ -192,6 +192,7 @@ struct setup {
 	struct pt_conf_flags flags;
 	struct pt_errata errata;
 	int events_mode_status; /* print status-update mode events */
+	int sync_after_eos;     /* path_run(): sync forward after pts_eos */
 };
 
 #ifdef PTD_FLOW_LIBIPT
@@ -810,7 +811,9 @@ static void test_nomap_bad_insn(void **state)
  * "eos" for each PSB segment.  With @offsets the offset is asked for after
  * every synchronization and before every step (ptxed --offset): the
  * decoders then take the query results from the pull API; without, from
- * batches (docs/flow.md). */
+ * batches (docs/flow.md).  With @s->sync_after_eos the loop synchronizes
+ * forward again after pts_eos and logs the end as "X<offset>:<sync
+ * offset>" (what the get_offset functions say then). */
 static void path_run(struct run *r, const struct setup *s, const uint8_t *buf,
                      size_t size, int blocks, int offsets)
 {
@@ -844,8 +847,23 @@ static void path_run(struct run *r, const struct setup *s, const uint8_t *buf,
 
 		status = blocks ? pt_blk_sync_forward(bd)
 		                : pt_insn_sync_forward(id);
-		if (status == -pte_eos)
+		if (status == -pte_eos) {
+			uint64_t sync = 0;
+
+			if (!s->sync_after_eos)
+				break;
+			assert_int_equal(
+			        blocks ? pt_blk_get_offset(bd, &offset)
+			               : pt_insn_get_offset(id, &offset),
+			        0);
+			assert_int_equal(
+			        blocks ? pt_blk_get_sync_offset(bd, &sync)
+			               : pt_insn_get_sync_offset(id, &sync),
+			        0);
+			say(r, "X%llx:%llx ", (unsigned long long)offset,
+			    (unsigned long long)sync);
 			break;
+		}
 		if (status >= 0) {
 			if (offsets)
 				assert_int_equal(
@@ -889,6 +907,8 @@ static void path_run(struct run *r, const struct setup *s, const uint8_t *buf,
 		say(r, "N%llu ", (unsigned long long)ninsn);
 		if (status >= 0) {
 			say(r, "eos ");
+			if (s->sync_after_eos)
+				continue;
 			break;
 		}
 		assert_int_equal(blocks ? pt_blk_get_offset(bd, &offset)
@@ -1366,6 +1386,34 @@ static void test_core_bus_ratio(void **state)
 	}
 }
 
+/* A loop that synchronizes forward again after pts_eos (as libipt-style
+ * loops do): -pte_eos, with the offset at the end of the trace and the
+ * sync offset of the last synchronization, on both paths.  (The batch path
+ * needs no replay of the calls since the last synchronization for it: the
+ * query decoder is where the pull API's is once every result up to the
+ * end has been taken; test_qsrc.c: test_sync_at_end.) */
+static void test_sync_after_eos(void **state)
+{
+	struct setup s = {.code = loop_code,
+	                  .size = sizeof(loop_code),
+	                  .base = 0x1000,
+	                  .sync_after_eos = 1};
+	struct trace t = {0};
+	uint8_t buf[256];
+	size_t size;
+
+	(void)state;
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tnt(&t, "tt");
+	psb(&t, 0x1000);
+	tnt(&t, "tn");
+	ip(&t, ppt_tip_pgd, 0x3000);
+	size = encode(buf, sizeof(buf), &t);
+	assert_int_equal(size, 0x3f);
+	path_expect(&s, buf, size, "S0 N7 eos X3f:0", "S0 N7 eos X3f:0");
+}
+
 static void test_tick(void **state)
 {
 	struct setup s = {
@@ -1496,6 +1544,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_end_status),
 	        cmocka_unit_test(test_end_status_queries),
 	        cmocka_unit_test(test_core_bus_ratio),
+	        cmocka_unit_test(test_sync_after_eos),
 	        cmocka_unit_test(test_tick),
 	        cmocka_unit_test(test_event_trace),
 	        cmocka_unit_test(test_api),
