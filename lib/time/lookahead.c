@@ -20,23 +20,56 @@
 #endif
 
 #if PTD_SCAN_SSE2
-/* How many one-byte packets follow each other at @pos, up to 16: PAD and
- * TNT-8 (even bytes but the 0x02 escape) and one-byte CYCs (xxxxx011).
- * Each is a packet start after the one before, so they can be stepped over
- * together where only packet boundaries matter.  Reads pos[0..16); only
- * valid while no PEBS block is open. */
-static inline unsigned ptd_scan_ones(const uint8_t *pos)
-{
-	const __m128i b = _mm_loadu_si128((const __m128i *)pos);
-	const __m128i even = _mm_cmpeq_epi8(_mm_and_si128(b, _mm_set1_epi8(1)),
-	                                    _mm_setzero_si128());
-	const __m128i ext = _mm_cmpeq_epi8(b, _mm_set1_epi8(PTD_OPC_EXT));
-	const __m128i cyc = _mm_cmpeq_epi8(_mm_and_si128(b, _mm_set1_epi8(7)),
-	                                   _mm_set1_epi8(3));
-	const unsigned ones = (unsigned)_mm_movemask_epi8(
-	        _mm_or_si128(_mm_andnot_si128(ext, even), cyc));
+/* The 16 bytes at @pos as packet openers, one bit per byte: which are
+ * one-byte packets other than CYC (PAD and TNT-8: even bytes but the 0x02
+ * escape), which are one-byte CYCs (xxxxx011), and which are PAD (0x00).
+ * Each one-byte packet is followed by the next packet, so a run of them from
+ * @pos can be stepped over at once where packets are only counted or
+ * skipped.  Only valid while no PEBS block is open. */
+struct ptd_scan_ones {
+	__m128i bytes, cyc;
+	unsigned even, cycs, pads;
+};
 
-	return (unsigned)__builtin_ctz(~ones);
+static inline struct ptd_scan_ones ptd_scan_ones(const uint8_t *pos)
+{
+	struct ptd_scan_ones o;
+	__m128i even;
+
+	o.bytes = _mm_loadu_si128((const __m128i *)pos);
+	even = _mm_cmpeq_epi8(_mm_and_si128(o.bytes, _mm_set1_epi8(1)),
+	                      _mm_setzero_si128());
+	even = _mm_andnot_si128(
+	        _mm_cmpeq_epi8(o.bytes, _mm_set1_epi8(PTD_OPC_EXT)), even);
+	o.cyc = _mm_cmpeq_epi8(_mm_and_si128(o.bytes, _mm_set1_epi8(7)),
+	                       _mm_set1_epi8(3));
+	o.even = (unsigned)_mm_movemask_epi8(even);
+	o.cycs = (unsigned)_mm_movemask_epi8(o.cyc);
+	o.pads = (unsigned)_mm_movemask_epi8(
+	        _mm_cmpeq_epi8(o.bytes, _mm_setzero_si128()));
+	return o;
+}
+
+/* The length of the run of bits set in @mask from bit 0 (at most 16). */
+static inline unsigned ptd_scan_run(unsigned mask)
+{
+	return (unsigned)__builtin_ctz(~mask);
+}
+
+/* The cycles of the one-byte CYCs among the first @n bytes of @o. */
+static inline uint64_t ptd_scan_ones_cycles(const struct ptd_scan_ones *o,
+                                            unsigned n)
+{
+	const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+	                                   12, 13, 14, 15);
+	const __m128i in = _mm_cmplt_epi8(iota, _mm_set1_epi8((char)n));
+	__m128i v, sad;
+
+	v = _mm_and_si128(_mm_srli_epi16(o->bytes, 3), _mm_set1_epi8(0x1f));
+	v = _mm_and_si128(v, _mm_and_si128(o->cyc, in));
+	sad = _mm_sad_epu8(v, _mm_setzero_si128());
+	return (uint64_t)(unsigned)_mm_cvtsi128_si32(sad) +
+	       (uint64_t)(unsigned)_mm_extract_epi16(sad, 4);
 }
 #endif
 
@@ -68,7 +101,8 @@ static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
 #if PTD_SCAN_SSE2
 		/* Runs of one-byte packets (TNT-8 mostly) in one go. */
 		if (end - pos >= 16) {
-			const unsigned n = ptd_scan_ones(pos);
+			const struct ptd_scan_ones o = ptd_scan_ones(pos);
+			const unsigned n = ptd_scan_run(o.even | o.cycs);
 
 			pos += n;
 			if (n == 16 || end - pos <= 8)
@@ -140,8 +174,39 @@ static const uint8_t *ptd_scan_skip_cyc(const uint8_t *pos, const uint8_t *end,
 	int ac = *after_cyc;
 
 	while (end - pos > 8) {
-		unsigned byte = pos[0], e = cfg->skip[byte];
+		unsigned byte, e;
 
+#if PTD_SCAN_SSE2
+		/* Runs of one-byte packets in one go.  Their CYCs' cycles
+		 * count as one sum, which ptd_wcyc_add() weighs as it would
+		 * weigh them one by one, unless a CYC spans a change of the
+		 * core:bus ratio (then the CYCs go one by one below). */
+		if (end - pos >= 16) {
+			const struct ptd_scan_ones o = ptd_scan_ones(pos);
+			const int sum = no_cyc || !scan->wcyc.span_old;
+			const unsigned n =
+			        ptd_scan_run(sum ? (o.even | o.cycs) : o.even);
+
+			if (n) {
+				const unsigned in = (2u << (n - 1)) - 1;
+				const unsigned other = in & ~o.pads;
+
+				if (!no_cyc && (o.cycs & in))
+					ptd_scan_cyc(scan, ptd_scan_ones_cycles(
+					                           &o, n));
+				if (other)
+					ac = (int)((o.cycs >>
+					            (31 -
+					             __builtin_clz(other))) &
+					           1);
+				pos += n;
+				if (n == 16 || end - pos <= 8)
+					continue;
+			}
+		}
+#endif
+		byte = pos[0];
+		e = cfg->skip[byte];
 		if (!byte) {
 			uint64_t w;
 

@@ -637,6 +637,220 @@ static void test_arithmetic(void **state)
 	assert_int_equal(ptd_time_mulshr(UINT64_MAX, 4, 1), UINT64_MAX);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The look-ahead scans over runs of one-byte packets                        */
+/* ------------------------------------------------------------------------ */
+
+/* A deterministic pseudo-random sequence for the generated traces. */
+static uint32_t ptd_t_rand(uint32_t *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return *seed >> 8;
+}
+
+/* What a stretch of packets that are not timing packets holds. */
+struct ptd_t_fill {
+	uint64_t cycles[1024]; /* the CYC values, in order */
+	size_t ncyc;
+	int after_cyc; /* the last packet but PAD was a CYC (1 if none) */
+};
+
+/* Append up to @max random packets that the scans step over (PAD, TNT-8,
+ * CYC of one byte and longer, TIP with every IP compression) to @pkts at
+ * *@n; mostly one-byte packets, in runs, as in real traces.  With @with_cyc
+ * 0, no CYC. */
+static void ptd_t_fill(struct pt_packet *pkts, size_t *n, size_t max,
+                       uint32_t *seed, int with_cyc, struct ptd_t_fill *f)
+{
+	static const enum pt_ip_compression ipcs[] = {
+	        pt_ipc_suppressed, pt_ipc_update_16, pt_ipc_update_32,
+	        pt_ipc_sext_48,    pt_ipc_update_48, pt_ipc_full};
+	size_t count = ptd_t_rand(seed) % (max + 1), i;
+
+	for (i = 0; i < count; ++i) {
+		struct pt_packet *pkt = &pkts[(*n)++];
+		unsigned r = ptd_t_rand(seed) % 16;
+
+		if (!with_cyc && r >= 8 && r < 14)
+			r = 4;
+		if (r < 3) {
+			*pkt = ptd_t_packet(ppt_pad);
+		} else if (r < 8) {
+			*pkt = ptd_t_packet(ppt_tnt_8);
+			pkt->payload.tnt.bit_size =
+			        (uint8_t)(1 + ptd_t_rand(seed) % 6);
+			pkt->payload.tnt.payload =
+			        ptd_t_rand(seed) &
+			        ((1u << pkt->payload.tnt.bit_size) - 1);
+			f->after_cyc = 0;
+		} else if (r < 14) {
+			/* Mostly one-byte CYCs (values below 32). */
+			uint64_t v = (r < 13) ? ptd_t_rand(seed) % 32
+			                      : ptd_t_rand(seed) % 100000;
+
+			*pkt = ptd_t_packet(ppt_cyc);
+			pkt->payload.cyc.value = v;
+			f->cycles[f->ncyc++] = v;
+			f->after_cyc = 1;
+		} else {
+			*pkt = ptd_t_packet(ppt_tip);
+			pkt->payload.ip.ipc = ipcs[ptd_t_rand(seed) % 6];
+			pkt->payload.ip.ip = (uint64_t)ptd_t_rand(seed) << 12;
+			if (pkt->payload.ip.ipc == pt_ipc_sext_48)
+				pkt->payload.ip.ip &= (UINT64_C(1) << 47) - 1;
+			f->after_cyc = 0;
+		}
+	}
+}
+
+/* An engine at a TSC and its TMA (CTC 0x100, so the next MTC's payload is
+ * 0x11 with mtc_freq 4), on @config. */
+static void ptd_t_anchored(struct ptd_time *time, struct pt_config *config)
+{
+	ptd_t_time(time, config, ptd_time_mode_accurate);
+	ptd_t_feed(time, ppt_tsc, 100000, 0);
+	ptd_t_feed(time, ppt_tma, 0x100, 0);
+}
+
+/* The segment look-ahead counts the cycles of every CYC up to the MTC that
+ * ends the segment, weighted as one by one, and tells whether a CYC comes
+ * right before the MTC, whatever runs of one-byte packets lie between
+ * (they are stepped over 16 bytes at a time where SSE2 is available). */
+static void test_lookahead_runs(void **state)
+{
+	static uint8_t buf[2048];
+	static struct pt_packet pkts[256];
+	uint32_t seed = 1;
+
+	(void)state;
+	for (int trial = 0; trial < 600; ++trial) {
+		struct ptd_t_fill f = {{0}, 0, 1};
+		struct ptd_time_ahead ahead;
+		struct ptd_time_from from;
+		struct ptd_time_scan scan;
+		struct ptd_wcyc ref;
+		struct pt_config config;
+		struct ptd_time time;
+		uint64_t sum = 0;
+		size_t n = 0, size;
+
+		ptd_t_fill(pkts, &n, 120, &seed, 1, &f);
+		pkts[n] = ptd_t_packet(ppt_mtc);
+		pkts[n++].payload.mtc.ctc = 0x11;
+		while (n < 200)
+			pkts[n++] = ptd_t_packet(ppt_pad);
+		size = ptd_t_encode(buf, sizeof(buf), pkts, n);
+
+		ptd_t_config(&config);
+		config.begin = buf;
+		config.end = buf + size;
+		ptd_t_anchored(&time, &config);
+
+		memset(&from, 0, sizeof(from));
+		from.wall = &time.est.acc.wall;
+		/* Known ratio, none yet, or a CYC to come that spans a
+		 * change of it (then the CYCs are weighed one by one). */
+		switch (trial % 3) {
+		case 0:
+			ptd_wcyc_cbr(&from.wcyc, 10);
+			break;
+		case 1:
+			break;
+		default:
+			ptd_wcyc_cbr(&from.wcyc, 10);
+			ptd_wcyc_cbr(&from.wcyc, 14);
+			break;
+		}
+		ref = from.wcyc;
+		for (size_t i = 0; i < f.ncyc; ++i) {
+			sum += f.cycles[i];
+			ptd_wcyc_add(&ref, f.cycles[i], UINT64_MAX);
+		}
+
+		ahead.pos = buf;
+		ahead.end = buf + size;
+		memset(&ahead.state, 0, sizeof(ahead.state));
+		assert_int_equal(
+		        ptd_time_lookahead(&ahead, &time.cfg, &from, &scan), 0);
+		assert_true(scan.have_end);
+		assert_false(scan.end_is_tsc);
+		assert_int_equal(scan.periods, 1);
+		assert_int_equal(scan.cycles, sum);
+		assert_int_equal(scan.end_after_cyc, f.after_cyc);
+		assert_int_equal(scan.wcyc.weight, ref.weight);
+		assert_int_equal(scan.wcyc.unknown, ref.unknown);
+		assert_int_equal(scan.wcyc.have_span, ref.have_span);
+		assert_int_equal(scan.wcyc.span_cycles, ref.span_cycles);
+	}
+}
+
+/* The anchor scan (at a TMA, the MTCs up to the next TSC and TMA measured
+ * against them) sees only the timing packets: the same result with or
+ * without other packets between them. */
+static void test_anchor_scan_runs(void **state)
+{
+	static uint8_t buf[2][8192];
+	static struct pt_packet pkts[2][1024];
+	uint32_t seed = 7;
+
+	(void)state;
+	for (int trial = 0; trial < 200; ++trial) {
+		uint64_t actual[2] = {0, 0}, predicted[2] = {0, 0};
+		/* CTC ticks per MTC period 16, TSC ticks per CTC tick 3,
+		 * plus some error for the scan to measure. */
+		const uint64_t tsc = 100000 + 11 * 16 * 3 + trial % 40;
+
+		for (int v = 0; v < 2; ++v) {
+			struct ptd_t_fill f = {{0}, 0, 1};
+			struct ptd_time_ahead ahead;
+			struct pt_config config;
+			struct ptd_time time;
+			size_t n = 0, size;
+			uint32_t s = seed;
+
+			for (unsigned k = 1; k <= 11; ++k) {
+				if (v)
+					ptd_t_fill(pkts[v], &n, 60, &s, 1, &f);
+				pkts[v][n] = ptd_t_packet(ppt_mtc);
+				pkts[v][n++].payload.mtc.ctc =
+				        (uint8_t)(0x10 + k);
+			}
+			if (v)
+				ptd_t_fill(pkts[v], &n, 60, &s, 1, &f);
+			pkts[v][n] = ptd_t_packet(ppt_tsc);
+			pkts[v][n++].payload.tsc.tsc = tsc;
+			if (v)
+				ptd_t_fill(pkts[v], &n, 3, &s, 0, &f);
+			pkts[v][n] = ptd_t_packet(ppt_tma);
+			pkts[v][n].payload.tma.ctc = 0x1b0;
+			pkts[v][n++].payload.tma.fc = 0;
+			while (n < 1000 && n % 64)
+				pkts[v][n++] = ptd_t_packet(ppt_pad);
+			pkts[v][n++] = ptd_t_packet(ppt_pad);
+			size = ptd_t_encode(buf[v], sizeof(buf[v]), pkts[v], n);
+
+			ptd_t_config(&config);
+			config.begin = buf[v];
+			config.end = buf[v] + size;
+			ptd_t_anchored(&time, &config);
+			ahead.pos = buf[v];
+			ahead.end = buf[v] + size;
+			memset(&ahead.state, 0, sizeof(ahead.state));
+			assert_int_equal(
+			        ptd_time_scan_anchor(&ahead, &time.cfg,
+			                             &time.est.acc.wall,
+			                             &actual[v], &predicted[v]),
+			        1);
+			if (v)
+				seed = s;
+		}
+		assert_int_equal(actual[0], actual[1]);
+		assert_int_equal(predicted[0], predicted[1]);
+		assert_int_equal(actual[0], tsc - 100000);
+		assert_int_equal(predicted[0], 11 * 16 * 3);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -658,6 +872,8 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_never_backwards),
 	        cmocka_unit_test(test_vmx_scaling),
 	        cmocka_unit_test(test_arithmetic),
+	        cmocka_unit_test(test_lookahead_runs),
+	        cmocka_unit_test(test_anchor_scan_runs),
 	};
 
 	ptd_t_filters(argc, argv);
