@@ -365,19 +365,8 @@ static uint64_t ptd_acc_place(const struct ptd_time *time, uint64_t cycles,
 
 	*lost = 0;
 	switch (acc->plan) {
-	case ptd_seg_rescale: {
-		uint64_t weight;
-
-		if (!acc->plan_weight || acc->plan_end <= acc->seg_start)
-			return acc->seg_start;
-		weight = ptd_wcyc_total(&acc->seg_wcyc,
-		                        acc->plan_unknown_weight);
-		if (weight > acc->plan_weight)
-			weight = acc->plan_weight;
-		span = acc->plan_end - acc->seg_start;
-		return acc->seg_start +
-		       ptd_time_muldiv(span, weight, acc->plan_weight);
-	}
+	case ptd_seg_rescale:
+		return ptd_acc_rescaled(acc);
 
 	case ptd_seg_clamp:
 		/* The CYC sent with the reference is at its time. */

@@ -603,6 +603,52 @@ void ptd_time_reset(struct ptd_time *time);
 int ptd_time_update(struct ptd_time *time, const struct pt_packet *packet,
                     const struct ptd_time_ahead *ahead);
 
+/* The estimate of the accurate estimator's rescale plan (ptd_seg_rescale)
+ * for the cycles counted in the segment so far: the segment's weighted
+ * cycles rescaled to end exactly at the plan's reference. */
+static inline uint64_t ptd_acc_rescaled(const struct ptd_acc *acc)
+{
+	uint64_t weight;
+
+	if (!acc->plan_weight || acc->plan_end <= acc->seg_start)
+		return acc->seg_start;
+	weight = ptd_wcyc_total(&acc->seg_wcyc, acc->plan_unknown_weight);
+	if (weight > acc->plan_weight)
+		weight = acc->plan_weight;
+	return acc->seg_start + ptd_time_muldiv(acc->plan_end - acc->seg_start,
+	                                        weight, acc->plan_weight);
+}
+
+/* ptd_time_update() for a CYC packet of @cycles cycles, inline for the
+ * common case of CYC-dense traces: the accurate estimator, calibrated, in a
+ * segment whose rescale plan is made, at a known core:bus ratio, and no
+ * cycles to set aside.  Returns 1 when it applied the CYC exactly as
+ * ptd_time_update() would have, 0 (nothing changed) when the caller must
+ * call ptd_time_update(). */
+static inline int ptd_time_cyc_fast(struct ptd_time *time, uint64_t cycles)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	uint64_t t;
+
+	if (time->cfg.opt.mode == ptd_time_mode_libipt ||
+	    time->cfg.opt.no_cyc || time->cfg.opt.no_tcal ||
+	    !acc->tcal.have_ratio || acc->pre_cycles ||
+	    acc->plan != ptd_seg_rescale || !acc->seg_wcyc.cbr ||
+	    acc->seg_wcyc.span_old)
+		return 0;
+
+	memset(&time->report, 0, sizeof(time->report));
+	ptd_tcal_cyc(&acc->tcal, cycles);
+	acc->have_cyc = 1;
+	acc->seg_cycles = ptd_time_sat_add(acc->seg_cycles, cycles);
+	ptd_wcyc_add(&acc->seg_wcyc, cycles, acc->plan_split);
+	t = ptd_acc_rescaled(acc);
+	acc->last_cyc_time = t;
+	if (t >= time->tsc)
+		time->tsc = t;
+	return 1;
+}
+
 /* pt_qry_time(): the estimate in @tsc (converted to host TSC with
  * tsc_host_time), the lost counters in @lost_mtc and @lost_cyc if they are
  * not NULL.  Returns 0, -pte_invalid if @time or @tsc is NULL, or

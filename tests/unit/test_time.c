@@ -851,6 +851,115 @@ static void test_anchor_scan_runs(void **state)
 	}
 }
 
+/* ptd_time_cyc_fast(), the decoders' inline path for CYC packets, gives
+ * exactly what ptd_time_update() gives, packet for packet, on random
+ * streams of timing packets (TSC, TMA, MTC with dropped ones, CYC, CBR,
+ * PSB+, OVF) with other packets between them. */
+static void test_cyc_fast_path(void **state)
+{
+	static uint8_t buf[16384];
+	static struct pt_packet pkts[4096];
+	uint32_t seed = 3;
+	unsigned taken = 0;
+
+	(void)state;
+	for (int trial = 0; trial < 60; ++trial) {
+		struct ptd_t_fill f = {{0}, 0, 1};
+		struct pt_packet_decoder *decoder;
+		struct ptd_time a, b;
+		struct pt_config config;
+		uint64_t tsc = 100000;
+		uint8_t ctc = 0x10;
+		size_t n = 0, size;
+
+		pkts[n] = ptd_t_packet(ppt_psb);
+		++n;
+		pkts[n] = ptd_t_packet(ppt_tsc);
+		pkts[n++].payload.tsc.tsc = tsc;
+		pkts[n] = ptd_t_packet(ppt_tma);
+		pkts[n++].payload.tma.ctc = 0x100;
+		pkts[n] = ptd_t_packet(ppt_cbr);
+		pkts[n++].payload.cbr.ratio = 20;
+		pkts[n++] = ptd_t_packet(ppt_psbend);
+		while (n < 3000) {
+			unsigned r = ptd_t_rand(&seed) % 64;
+
+			f.ncyc = 0;
+			ptd_t_fill(pkts, &n, 12, &seed, 1, &f);
+			if (r < 40) {
+				/* Mostly the next MTC, sometimes one after
+				 * a few dropped ones. */
+				ctc = (uint8_t)(ctc + 1 + (r < 3 ? r : 0));
+				pkts[n] = ptd_t_packet(ppt_mtc);
+				pkts[n++].payload.mtc.ctc = ctc;
+			} else if (r < 43) {
+				pkts[n] = ptd_t_packet(ppt_cbr);
+				pkts[n++].payload.cbr.ratio =
+				        (uint8_t)(8 + ptd_t_rand(&seed) % 30);
+			} else if (r == 43) {
+				pkts[n++] = ptd_t_packet(ppt_ovf);
+			} else if (r == 44) {
+				tsc += 16 * 3 * 40;
+				pkts[n++] = ptd_t_packet(ppt_psb);
+				pkts[n] = ptd_t_packet(ppt_tsc);
+				pkts[n++].payload.tsc.tsc = tsc;
+				pkts[n++] = ptd_t_packet(ppt_psbend);
+			}
+		}
+		size = ptd_t_encode(buf, sizeof(buf), pkts, n);
+
+		ptd_t_config(&config);
+		config.begin = buf;
+		config.end = buf + size;
+		ptd_t_time(&a, &config, ptd_time_mode_accurate);
+		ptd_t_time(&b, &config, ptd_time_mode_accurate);
+		decoder = pt_pkt_alloc_decoder(&config);
+		assert_non_null(decoder);
+		assert_int_equal(pt_pkt_sync_set(decoder, 0), 0);
+		for (;;) {
+			struct ptd_time_ahead ahead;
+			struct pt_packet pkt;
+			uint64_t off = 0, ta = 0, tb = 0;
+			uint32_t ma = 0, mb = 0, ca = 0, cb = 0;
+			int ret = pt_pkt_next(decoder, &pkt, sizeof(pkt));
+
+			if (ret == -pte_eos)
+				break;
+			assert_true(ret > 0);
+			assert_int_equal(pt_pkt_get_offset(decoder, &off), 0);
+			ahead.pos = buf + off;
+			ahead.end = buf + size;
+			memset(&ahead.state, 0, sizeof(ahead.state));
+			assert_int_equal(ptd_time_update(&a, &pkt, &ahead), 0);
+			if (pkt.type == ppt_cyc &&
+			    ptd_time_cyc_fast(&b, pkt.payload.cyc.value))
+				++taken;
+			else
+				assert_int_equal(
+				        ptd_time_update(&b, &pkt, &ahead), 0);
+
+			assert_int_equal(ptd_time_get_tsc(&a, &ta, &ma, &ca),
+			                 ptd_time_get_tsc(&b, &tb, &mb, &cb));
+			assert_int_equal(ta, tb);
+			assert_int_equal(ma, mb);
+			assert_int_equal(ca, cb);
+			assert_int_equal(a.est.acc.seg_cycles,
+			                 b.est.acc.seg_cycles);
+			assert_int_equal(a.est.acc.last_cyc_time,
+			                 b.est.acc.last_cyc_time);
+			assert_int_equal(a.est.acc.tcal.ratio,
+			                 b.est.acc.tcal.ratio);
+			assert_int_equal(a.est.acc.seg_wcyc.weight,
+			                 b.est.acc.seg_wcyc.weight);
+			assert_int_equal(a.report.time_error,
+			                 b.report.time_error);
+		}
+		pt_pkt_free_decoder(decoder);
+	}
+	/* The fast path was taken, and not only a few times. */
+	assert_true(taken > 10000);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -874,6 +983,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_arithmetic),
 	        cmocka_unit_test(test_lookahead_runs),
 	        cmocka_unit_test(test_anchor_scan_runs),
+	        cmocka_unit_test(test_cyc_fast_path),
 	};
 
 	ptd_t_filters(argc, argv);
