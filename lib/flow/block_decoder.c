@@ -696,7 +696,7 @@ int pt_blk_next(struct pt_block_decoder *decoder, struct pt_block *ublock,
 		}
 		memcpy(ublock, block, size);
 	}
-	return status;
+	return ptd_qsrc_result(&flow->qs, status);
 }
 
 int pt_blk_event(struct pt_block_decoder *decoder, struct pt_event *event,

@@ -834,7 +834,7 @@ static int flow_check_ip_event(struct ptd_flow *flow,
 /* --- The API-level operations ------------------------------------------------
  */
 
-int ptd_flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
+static int flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
 {
 	int status;
 
@@ -847,6 +847,11 @@ int ptd_flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
 	if (!(status & pts_ip_suppressed))
 		flow->enabled = 1;
 	return flow_check_ip_event(flow, NULL);
+}
+
+int ptd_flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
+{
+	return ptd_qsrc_result(&flow->qs, flow_sync(flow, how, offset));
 }
 
 int ptd_flow_check_ip_event(struct ptd_flow *flow, const struct ptd_finsn *insn)
@@ -905,7 +910,8 @@ static int flow_process_vmcs(struct ptd_flow *flow, uint64_t vmcs)
 	return 0;
 }
 
-int ptd_flow_event(struct ptd_flow *flow, struct pt_event *uevent, size_t size)
+static int flow_event(struct ptd_flow *flow, struct pt_event *uevent,
+                      size_t size)
 {
 	struct pt_event *ev = &flow->event;
 	int status;
@@ -1081,4 +1087,9 @@ int ptd_flow_event(struct ptd_flow *flow, struct pt_event *uevent, size_t size)
 	if (status & pts_ip_suppressed)
 		return -pte_noip;
 	return flow_check_ip_event(flow, NULL);
+}
+
+int ptd_flow_event(struct ptd_flow *flow, struct pt_event *uevent, size_t size)
+{
+	return ptd_qsrc_result(&flow->qs, flow_event(flow, uevent, size));
 }

@@ -71,7 +71,9 @@ int ptd_flow_init(struct ptd_flow *flow, const struct pt_config *config,
 void ptd_flow_fini(struct ptd_flow *flow);
 
 /* Synchronize: @how is 0 forward, 1 backward, 2 at @offset.  Returns status
- * flags or a negative error. */
+ * flags or a negative error.  (This, ptd_flow_event() and the decoders'
+ * next functions tell the query source how the caller's call ended:
+ * ptd_qsrc_result().) */
 int ptd_flow_sync(struct ptd_flow *flow, int how, uint64_t offset);
 
 /* Use @image (NULL: the default image). */

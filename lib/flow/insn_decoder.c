@@ -143,17 +143,11 @@ static void insn_to_user(struct pt_insn *uinsn, size_t size,
 	memcpy(uinsn, insn, size);
 }
 
-int pt_insn_next(struct pt_insn_decoder *decoder, struct pt_insn *uinsn,
-                 size_t size)
+static int insn_next(struct ptd_flow *flow, struct pt_insn *uinsn, size_t size)
 {
-	struct ptd_flow *flow;
 	struct ptd_finsn fi;
 	struct pt_insn local, *insn;
 	int status;
-
-	if (!decoder || !uinsn)
-		return -pte_invalid;
-	flow = &decoder->flow;
 
 	/* Without tracing enabled, only events can move us on. */
 	if (!flow->enabled) {
@@ -198,6 +192,15 @@ int pt_insn_next(struct pt_insn_decoder *decoder, struct pt_insn *uinsn,
 		return ptd_flow_status(flow, 0);
 	}
 	return ptd_flow_exec(flow, &fi);
+}
+
+int pt_insn_next(struct pt_insn_decoder *decoder, struct pt_insn *uinsn,
+                 size_t size)
+{
+	if (!decoder || !uinsn)
+		return -pte_invalid;
+	return ptd_qsrc_result(&decoder->flow.qs,
+	                       insn_next(&decoder->flow, uinsn, size));
 }
 
 int pt_insn_event(struct pt_insn_decoder *decoder, struct pt_event *event,

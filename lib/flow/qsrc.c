@@ -431,16 +431,26 @@ int ptd_qsrc_offset(struct ptd_qsrc *qs, uint64_t *offset)
 {
 	if (!offset)
 		return -pte_invalid;
+	if (!qs->failed)
+		qs->offset_asked = 1;
 	if (qs->batch && qs->pos < qs->n &&
 	    qs->items[qs->pos].kind == ptd_qry_item_error) {
 		*offset = qs->items[qs->pos].value;
 		return 0;
 	}
-	/* A program that asks where the decoder is while it decodes gets the
-	 * pull API's answers from now on. */
+	/* The query decoder ran ahead: the pull API answers, from a replay,
+	 * up to the next synchronization.  A program that asks where the
+	 * decoder is while it decodes (ptxed --offset) gets the pull API's
+	 * answers for good, or every synchronization would fetch a batch
+	 * only to replay and drop it at the next question.  One that has asked
+	 * only right after failed calls (ptxed's diagnostic of an error the
+	 * flow decoder found itself, -pte_nomap say) gets batches again from
+	 * the next synchronization on, which goes on from the pull API's
+	 * position as after any replay. */
 	if (qsrc_ahead(qs) && qsrc_replay(qs) == 0) {
 		qs->batch = 0;
-		qs->batch_wanted = 0;
+		if (qs->offset_asked)
+			qs->batch_wanted = 0;
 	}
 	return pt_qry_get_offset(qs->qry, offset);
 }

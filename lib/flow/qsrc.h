@@ -34,10 +34,18 @@ struct ptd_qsrc {
 
 	/* Use ptd_qry_next_batch() now; @batch_wanted: again after the next
 	 * synchronization (0 once the caller asked for an offset while
-	 * decoding).  Where the pull API took over up to the next
+	 * decoding, other than right after a failed call: see
+	 * ptd_qsrc_offset()).  Where the pull API took over up to the next
 	 * synchronization (see above), @batch is 0. */
 	int batch;
 	int batch_wanted;
+
+	/* The caller's last decoding call failed (ptd_qsrc_result());
+	 * @offset_asked: the caller asked for an offset other than right
+	 * after a failed call (then the next replay for an offset ends
+	 * batches for good). */
+	int failed;
+	int offset_asked;
 
 	/* The items of the last batch, the next one at @pos; @used outcomes
 	 * of a tnt item at @pos are taken.  @end: the batch reported the end
@@ -127,5 +135,15 @@ int ptd_qsrc_time(const struct ptd_qsrc *qs, uint64_t *tsc, uint32_t *lost_mtc,
 int ptd_qsrc_cbr(const struct ptd_qsrc *qs, uint32_t *cbr);
 int ptd_qsrc_offset(struct ptd_qsrc *qs, uint64_t *offset);
 int ptd_qsrc_sync_offset(const struct ptd_qsrc *qs, uint64_t *offset);
+
+/* Note the result @status of a decoding call of the flow decoder's caller
+ * (pt_*_next(), pt_*_event(), a synchronization; not the queries above):
+ * an offset asked for right after a failure is a diagnostic, which does not
+ * end batches (ptd_qsrc_offset()).  Returns @status. */
+static inline int ptd_qsrc_result(struct ptd_qsrc *qs, int status)
+{
+	qs->failed = status < 0;
+	return status;
+}
 
 #endif /* PTD_FLOW_QSRC_H */

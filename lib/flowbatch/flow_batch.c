@@ -1055,7 +1055,7 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 		}
 	}
 	*count = cnt;
-	return status;
+	return ptd_qsrc_result(&flow->qs, status);
 }
 
 int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
@@ -1163,5 +1163,5 @@ int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
 		fb_check(dec);
 	}
 	*count = cnt;
-	return status;
+	return ptd_qsrc_result(&flow->qs, status);
 }

@@ -13,6 +13,8 @@
 
 #include "ptdecode/ptd_image.h"
 
+#include "flow/flow.h"
+
 /* --- Building traces -------------------------------------------------------
  */
 
@@ -1414,6 +1416,266 @@ static void test_sync_after_eos(void **state)
 	path_expect(&s, buf, size, "S0 N7 eos X3f:0", "S0 N7 eos X3f:0");
 }
 
+/* The flow engine of a decoder (white box: struct pt_insn_decoder and
+ * struct pt_block_decoder begin with it, lib/flow/insn_decoder.c and
+ * block_decoder.c). */
+static const struct ptd_flow *flow_of(const void *decoder)
+{
+	return (const struct ptd_flow *)decoder;
+}
+
+/* ptxed's loop (tools/ptxed/decode.c) with resynchronization on errors over
+ * [@buf, @buf + @size), with the instruction-flow decoder (or, with
+ * @blocks, the block decoder): log each synchronization ("S<sync
+ * offset>"), event ("[<type> <tsc>]"), instruction ("<ip>") or block
+ * ("<ip>-<end ip>/<instructions>"), each followed by what pt_*_time() and
+ * pt_*_core_bus_ratio() say then ("t<tsc>/<lost mtc>/<lost cyc>",
+ * "c<ratio>", or the errors), and each error with its offset and IP
+ * ("E<error>@<offset>:<ip>").  Offsets as ptxed asks for them: after
+ * errors, and with @offsets (--offset) after every synchronization and
+ * before every step too.  @used[i] (up to 8 PSB segments): the flow
+ * decoder took batch items in segment i (when it failed or ended). */
+static void ptxed_run(struct run *r, const struct setup *s, const uint8_t *buf,
+                      size_t size, int blocks, int offsets, int used[8])
+{
+	uint8_t *trace = ptd_t_dup(buf, size);
+	struct pt_insn_decoder *id = NULL;
+	struct pt_block_decoder *bd = NULL;
+	const struct ptd_flow *flow;
+	struct pt_image *image;
+	struct pt_config config;
+	int status, seg;
+
+	memset(r, 0, sizeof(*r));
+	pt_config_init(&config);
+	config.begin = trace;
+	config.end = trace + size;
+	config.flags = s->flags;
+	image = pt_image_alloc("test");
+	assert_non_null(image);
+	assert_int_equal(
+	        ptd_image_add_buffer(image, s->code, s->size, NULL, s->base, 1),
+	        0);
+	if (blocks) {
+		bd = pt_blk_alloc_decoder(&config);
+		assert_non_null(bd);
+		assert_int_equal(pt_blk_set_image(bd, image), 0);
+		flow = flow_of(bd);
+	} else {
+		id = pt_insn_alloc_decoder(&config);
+		assert_non_null(id);
+		assert_int_equal(pt_insn_set_image(id, image), 0);
+		flow = flow_of(id);
+	}
+#define OFFSET(off)                                                            \
+	assert_int_equal(blocks ? pt_blk_get_offset(bd, off)                   \
+	                        : pt_insn_get_offset(id, off),                 \
+	                 0)
+#define TIME()                                                                 \
+	do {                                                                   \
+		uint64_t tsc_ = 0;                                             \
+		uint32_t mtc_ = 0, cyc_ = 0, cbr_ = 0;                         \
+		int err_ = blocks ? pt_blk_time(bd, &tsc_, &mtc_, &cyc_)       \
+		                  : pt_insn_time(id, &tsc_, &mtc_, &cyc_);     \
+		say(r, "t%llx/%u/%u,", (unsigned long long)tsc_, mtc_, cyc_);  \
+		if (err_ < 0)                                                  \
+			say(r, "t%d,", err_);                                  \
+		err_ = blocks ? pt_blk_core_bus_ratio(bd, &cbr_)               \
+		              : pt_insn_core_bus_ratio(id, &cbr_);             \
+		if (err_ < 0)                                                  \
+			say(r, "c%d ", err_);                                  \
+		else                                                           \
+			say(r, "c%x ", cbr_);                                  \
+	} while (0)
+	status = blocks ? pt_blk_sync_forward(bd) : pt_insn_sync_forward(id);
+	for (seg = 0; seg < 8 && status != -pte_eos; seg++) {
+		uint64_t offset = 0, ip = 0;
+
+		assert_true(status >= 0);
+		if (offsets)
+			OFFSET(&offset);
+		assert_int_equal(blocks ? pt_blk_get_sync_offset(bd, &offset)
+		                        : pt_insn_get_sync_offset(id, &offset),
+		                 0);
+		say(r, "S%llx ", (unsigned long long)offset);
+		TIME();
+		while (status >= 0 && !(status & pts_eos)) {
+			if (offsets)
+				OFFSET(&offset);
+			if (status & pts_event_pending) {
+				struct pt_event ev;
+
+				status = blocks ? pt_blk_event(bd, &ev,
+				                               sizeof(ev))
+				                : pt_insn_event(id, &ev,
+				                                sizeof(ev));
+				if (status >= 0)
+					say(r, "[%d %llx] ", (int)ev.type,
+					    (unsigned long long)ev.tsc);
+			} else if (blocks) {
+				struct pt_block b;
+
+				b.ninsn = 0;
+				status = pt_blk_next(bd, &b, sizeof(b));
+				ip = b.ninsn ? b.end_ip : b.ip;
+				if (b.ninsn)
+					say(r, "%llx-%llx/%u ",
+					    (unsigned long long)b.ip,
+					    (unsigned long long)b.end_ip,
+					    b.ninsn);
+			} else {
+				struct pt_insn in;
+
+				status = pt_insn_next(id, &in, sizeof(in));
+				ip = in.ip;
+				if (status >= 0)
+					say(r, "%llx ",
+					    (unsigned long long)in.ip);
+			}
+			if (status >= 0)
+				TIME();
+		}
+		used[seg] = flow->qs.batch && (flow->qs.n || flow->qs.end);
+		if (status >= 0) {
+			say(r, "eos");
+			break;
+		}
+		/* ptxed_diagnose(), then pt_*_resync(). */
+		OFFSET(&offset);
+		say(r, "E%d@%llx:%llx ", status, (unsigned long long)offset,
+		    (unsigned long long)ip);
+		TIME();
+		status = blocks ? pt_blk_resync(bd) : pt_insn_resync(id);
+	}
+#undef TIME
+#undef OFFSET
+	pt_blk_free_decoder(bd);
+	pt_insn_free_decoder(id);
+	pt_image_free(image);
+	free(trace);
+}
+
+/* A trace with errors that the flow decoders find themselves (no code at a
+ * TIP's target, a bad instruction, a TIP where the code needs a conditional
+ * branch), each followed by packets that the pull API never reads, decoded
+ * as ptxed decodes it: after each error, the offset
+ * (pt_*_get_offset(), which replays the query calls on the batch path,
+ * where the query decoder ran ahead) and pt_*_resync().  Both paths give
+ * the same instructions, blocks, events, times, core:bus ratios, errors,
+ * offsets and sync offsets; on the batch path the decoders take batches
+ * again after each resynchronization, on the pull path (ptxed --offset)
+ * not. */
+static void test_ptxed_errors(void **state)
+{
+	/* 1000 nop; 1001 jz 1004; 1003 nop; 1004 jnz 1000; 1006 jmp rax;
+	 * 1008 a byte that is no instruction in 64-bit mode */
+	static const uint8_t code[] = {0x90, 0x74, 0x01, 0x90, 0x75,
+	                               0xfa, 0xff, 0xe0, 0x06};
+	/* The segments' ends: E-13 (-pte_nomap) at 9000, E-14 (-pte_bad_insn)
+	 * at 1008, E-8 (-pte_bad_query) at the jz, and the end; events 18
+	 * (ptev_cbr), 7 (ptev_exec_mode) and 1 (ptev_disabled). */
+	static const char *const want[2] = {
+	        "S0 t10000/0/0,c10 [18 10000] t10000/0/0,c10 [7 10000] "
+	        "t10000/0/0,c10 1000 t10000/0/0,c10 1001 t10000/0/0,c10 "
+	        "1004 t10000/0/0,c10 1000 t10000/0/0,c10 1001 "
+	        "t10800/0/0,c10 1003 t10800/0/0,c10 1004 t10800/0/0,c10 "
+	        "1006 t10800/0/0,c10 E-13@38:9000 t10800/0/0,c10 S39 "
+	        "t20000/0/0,c20 [18 20000] t20000/0/0,c20 [7 20000] "
+	        "t20000/0/0,c20 1000 t20000/0/0,c20 1001 t20000/0/0,c22 "
+	        "[18 20000] t20000/0/0,c22 1004 t20000/0/0,c22 1000 "
+	        "t20000/0/0,c22 1001 t20000/0/0,c22 1003 t20000/0/0,c22 "
+	        "1004 t20000/0/0,c22 1006 t20000/0/0,c22 E-14@6d:1008 "
+	        "t20000/0/0,c22 S6e t30000/0/0,c30 [18 30000] "
+	        "t30000/0/0,c30 [7 30000] t30000/0/0,c30 1000 "
+	        "t30000/0/0,c30 E-8@95:1001 t30000/0/0,c30 S9d "
+	        "t40000/0/0,c40 [18 40000] t40000/0/0,c40 [7 40000] "
+	        "t40000/0/0,c40 1000 t40000/0/0,c40 1001 t40000/0/0,c40 "
+	        "1004 t40800/0/0,c40 1006 t40800/0/0,c40 [1 40800] "
+	        "t40800/0/0,c40 eos",
+	        "S0 t10000/0/0,c10 [18 10000] t10000/0/0,c10 [7 10000] "
+	        "t10000/0/0,c10 1000-1001/2 t10000/0/0,c10 1004-1004/1 "
+	        "t10000/0/0,c10 1000-1001/2 t10800/0/0,c10 1003-1003/1 "
+	        "t10800/0/0,c10 1004-1004/1 t10800/0/0,c10 1006-1006/1 "
+	        "t10800/0/0,c10 E-13@38:9000 t10800/0/0,c10 S39 "
+	        "t20000/0/0,c20 [18 20000] t20000/0/0,c20 [7 20000] "
+	        "t20000/0/0,c20 1000-1001/2 t20000/0/0,c22 [18 20000] "
+	        "t20000/0/0,c22 1004-1004/1 t20000/0/0,c22 1000-1001/2 "
+	        "t20000/0/0,c22 1003-1004/2 t20000/0/0,c22 1006-1006/1 "
+	        "t20000/0/0,c22 E-14@6d:1008 t20000/0/0,c22 S6e "
+	        "t30000/0/0,c30 [18 30000] t30000/0/0,c30 [7 30000] "
+	        "t30000/0/0,c30 1000-1001/2 E-8@95:1001 t30000/0/0,c30 "
+	        "S9d t40000/0/0,c40 [18 40000] t40000/0/0,c40 [7 40000] "
+	        "t40000/0/0,c40 1000-1001/2 t40000/0/0,c40 1004-1004/1 "
+	        "t40800/0/0,c40 1006-1006/1 t40800/0/0,c40 [1 40800] "
+	        "t40800/0/0,c40 eos"};
+	struct setup s = {.code = code, .size = sizeof(code), .base = 0x1000};
+	struct trace t = {0};
+	uint8_t buf[512];
+	size_t size;
+	int seg, blk;
+
+	(void)state;
+	for (seg = 0; seg < 4; seg++) {
+		add(&t, ppt_psb);
+		tsc(&t, 0x10000 * (uint64_t)(seg + 1));
+		cbr(&t, (uint8_t)(0x10 * (seg + 1)));
+		mode(&t, ptem_64bit);
+		ip(&t, ppt_fup, 0x1000);
+		add(&t, ppt_psbend);
+		switch (seg) {
+		case 0:
+			/* Twice round the loop, then jmp rax to 9000:
+			 * nothing mapped there. */
+			tnt(&t, "tt");
+			tsc(&t, 0x10800);
+			tnt(&t, "nn");
+			ip(&t, ppt_tip, 0x9000);
+			tnt(&t, "tn");
+			break;
+		case 1:
+			/* A CBR on the way; jmp rax to 1008: a bad
+			 * instruction. */
+			tnt(&t, "t");
+			cbr(&t, 0x22);
+			tnt(&t, "tnn");
+			ip(&t, ppt_tip, 0x1008);
+			tnt(&t, "nn");
+			break;
+		case 2:
+			/* A TIP for the jz. */
+			ip(&t, ppt_tip, 0x1004);
+			tnt(&t, "t");
+			break;
+		default:
+			/* Tracing ends at the jmp rax. */
+			tnt(&t, "tn");
+			tsc(&t, 0x40800);
+			ip(&t, ppt_tip_pgd, 0x3000);
+			break;
+		}
+	}
+	size = encode(buf, sizeof(buf), &t);
+	for (blk = 0; blk < 2; blk++) {
+		struct run r[2];
+		int used[2][8], i;
+
+		memset(used, 0, sizeof(used));
+		ptxed_run(&r[0], &s, buf, size, blk, 0, used[0]);
+		ptxed_run(&r[1], &s, buf, size, blk, 1, used[1]);
+		for (i = 0; i < 2; i++)
+			if (strcmp(r[i].log, want[blk]))
+				fail_msg("%s, %s path:\n  got      %s\n  "
+				         "expected %s",
+				         blk ? "blocks" : "instructions",
+				         i ? "pull" : "batch", r[i].log,
+				         want[blk]);
+		for (i = 0; i < 4; i++) {
+			assert_int_equal(used[0][i], 1);
+			assert_int_equal(used[1][i], 0);
+		}
+	}
+}
+
 static void test_tick(void **state)
 {
 	struct setup s = {
@@ -1545,6 +1807,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_end_status_queries),
 	        cmocka_unit_test(test_core_bus_ratio),
 	        cmocka_unit_test(test_sync_after_eos),
+	        cmocka_unit_test(test_ptxed_errors),
 	        cmocka_unit_test(test_tick),
 	        cmocka_unit_test(test_event_trace),
 	        cmocka_unit_test(test_api),

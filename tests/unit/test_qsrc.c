@@ -14,7 +14,7 @@
 #include "flow/qsrc.h"
 
 struct trace {
-	struct pt_packet packets[32];
+	struct pt_packet packets[64];
 	size_t n;
 	uint8_t buf[512];
 	size_t size;
@@ -59,6 +59,9 @@ static void add_tnt(struct trace *t, uint8_t size, uint64_t bits)
 	p->payload.tnt.payload = bits;
 }
 
+/* Room for the numbers that take() logs. */
+enum { log_cap = 512 };
+
 static void encode(struct trace *t, struct pt_config *config)
 {
 	struct pt_encoder *enc;
@@ -90,29 +93,66 @@ static void trace_two_segments(struct trace *t, struct pt_config *config)
 	encode(t, config);
 }
 
+/* Three PSB segments with timing packets: TSC and CBR in each PSB+, a TSC
+ * and a CBR (an event) between outcomes. */
+static void trace_timed(struct trace *t, struct pt_config *config)
+{
+	uint64_t seg;
+
+	memset(t, 0, sizeof(*t));
+	for (seg = 0; seg < 3; seg++) {
+		add(t, ppt_psb);
+		add(t, ppt_tsc)->payload.tsc.tsc = 0x10000 * (seg + 1);
+		add(t, ppt_cbr)->payload.cbr.ratio = (uint8_t)(0x10 + seg);
+		add(t, ppt_mode)->payload.mode.bits.exec =
+		        pt_set_exec_mode(ptem_64bit);
+		add_ip(t, ppt_fup, 0x1000 * (seg + 1));
+		add(t, ppt_psbend);
+		add_tnt(t, 2, 0x2);
+		add(t, ppt_tsc)->payload.tsc.tsc = 0x10000 * (seg + 1) + 0x800;
+		add_tnt(t, 2, 0x1);
+		add(t, ppt_cbr)->payload.cbr.ratio = (uint8_t)(0x20 + seg);
+		add_tnt(t, 1, 0x1);
+		add_ip(t, seg == 2 ? ppt_tip_pgd : ppt_tip,
+		       seg == 2 ? 0 : 0x1000 * (seg + 2));
+	}
+	encode(t, config);
+}
+
 /* Take the results as the flow decoders would (events while pending, else
  * an outcome, else a TIP) up to @steps results or the end; log each as a
- * number.  Returns the last status. */
+ * number, with the status, time and core:bus ratio after it.  Returns the
+ * last status. */
 static int take(struct ptd_qsrc *qs, int status, unsigned steps, uint64_t *log,
                 size_t *nlog)
 {
 	while (steps-- && status >= 0 && !(status & pts_eos)) {
 		struct pt_event ev;
-		uint64_t ip = 0;
-		int taken = 0;
+		uint64_t ip = 0, tsc = 0;
+		uint32_t mtc = 0, cyc = 0, cbr = 0;
+		int taken = 0, err;
 
+		assert_true(*nlog + 8 < log_cap);
 		if (status & pts_event_pending) {
 			status = ptd_qsrc_event(qs, &ev);
 			log[(*nlog)++] = 0x100 + (uint64_t)ev.type;
-			continue;
+			log[(*nlog)++] = ev.tsc;
+		} else {
+			status = ptd_qsrc_cond(qs, &taken);
+			if (status == -pte_bad_query) {
+				status = ptd_qsrc_indirect(qs, &ip);
+				log[(*nlog)++] = ip;
+			} else {
+				log[(*nlog)++] = (uint64_t)taken;
+			}
 		}
-		status = ptd_qsrc_cond(qs, &taken);
-		if (status == -pte_bad_query) {
-			status = ptd_qsrc_indirect(qs, &ip);
-			log[(*nlog)++] = ip;
-			continue;
-		}
-		log[(*nlog)++] = (uint64_t)taken;
+		log[(*nlog)++] = (uint64_t)(int64_t)status;
+		err = ptd_qsrc_time(qs, &tsc, &mtc, &cyc);
+		log[(*nlog)++] = (uint64_t)(int64_t)err;
+		log[(*nlog)++] = tsc;
+		log[(*nlog)++] = ((uint64_t)mtc << 32) | cyc;
+		err = ptd_qsrc_cbr(qs, &cbr);
+		log[(*nlog)++] = err < 0 ? (uint64_t)(int64_t)err : cbr;
 	}
 	log[(*nlog)++] = (uint64_t)(int64_t)status;
 	return status;
@@ -123,7 +163,7 @@ static int take(struct ptd_qsrc *qs, int status, unsigned steps, uint64_t *log,
  * (the query decoder is where the pull API's is: the query decoder stays). */
 static void test_sync_at_end(void **state)
 {
-	uint64_t logs[2][64], offset[2], sync[2];
+	uint64_t logs[2][log_cap], offset[2], sync[2];
 	size_t nlogs[2] = {0, 0};
 	struct pt_config config;
 	struct trace t;
@@ -164,7 +204,7 @@ static void test_sync_at_end(void **state)
  * as the pull mode does. */
 static void test_sync_in_the_middle(void **state)
 {
-	uint64_t logs[2][64], sync[2];
+	uint64_t logs[2][log_cap], sync[2];
 	size_t nlogs[2] = {0, 0};
 	struct pt_config config;
 	struct trace t;
@@ -200,13 +240,14 @@ static void test_sync_in_the_middle(void **state)
 	assert_true(sync[1] == sync[0]);
 }
 
-/* pt_*_get_offset() while the query decoder is ahead (results left, as
- * after an error that the flow decoder finds itself, -pte_nomap say, which
- * ptxed reports with its offset): a replay, and the pull API from then on,
- * also after the next synchronization (docs/flow.md).  Same results. */
+/* pt_*_get_offset() while the query decoder is ahead (results left), asked
+ * by a program that asks where the decoder is while it decodes (the last
+ * call did not fail: ptd_qsrc_result()): a replay, and the pull API from
+ * then on, also after the next synchronization (docs/flow.md).  Same
+ * results. */
 static void test_offset_ends_batches(void **state)
 {
-	uint64_t logs[2][64], offset[2];
+	uint64_t logs[2][log_cap], offset[2];
 	size_t nlogs[2] = {0, 0};
 	struct pt_config config;
 	struct trace t;
@@ -243,12 +284,120 @@ static void test_offset_ends_batches(void **state)
 	assert_true(offset[1] == offset[0]);
 }
 
+/* ptxed's use of trace_timed(), on the batch path (@batch) or the pull
+ * path: synchronize, take a few results, and then, as after an error that
+ * the flow decoder finds itself (-pte_nomap, say), ask for the offset and
+ * synchronize at the next PSB; twice, then take the rest.  With @ask_first
+ * the offset is also asked for right after the first synchronization (no
+ * error: as ptxed --offset does).  Logs the results (take()), the IPs,
+ * offsets and sync offsets; @batched[i]: segment i took batch items. */
+static void error_pass(int batch, int ask_first, uint64_t *log, size_t *nlog,
+                       int batched[3])
+{
+	struct pt_config config;
+	struct ptd_qsrc qs;
+	struct trace t;
+	uint64_t ip = 0, off = 0;
+	int status, seg;
+
+	trace_timed(&t, &config);
+	assert_int_equal(ptd_qsrc_init(&qs, &config, NULL, batch), 0);
+	status = ptd_qsrc_result(&qs, ptd_qsrc_sync(&qs, 0, 0, &ip));
+	if (ask_first) {
+		assert_int_equal(ptd_qsrc_offset(&qs, &off), 0);
+		log[(*nlog)++] = off;
+	}
+	for (seg = 0;; seg++) {
+		struct pt_query_decoder *qry;
+
+		assert_true(status >= 0);
+		log[(*nlog)++] = ip;
+		assert_int_equal(ptd_qsrc_sync_offset(&qs, &off), 0);
+		log[(*nlog)++] = off;
+		if (seg == 2)
+			break;
+		status = take(&qs, status, 6, log, nlog);
+		assert_true(status >= 0 && !(status & pts_eos));
+		batched[seg] = qs.batch && qs.n;
+
+		/* The flow decoder fails, ptxed asks where. */
+		assert_int_equal(ptd_qsrc_result(&qs, -pte_nomap), -pte_nomap);
+		qry = qs.qry;
+		assert_int_equal(ptd_qsrc_offset(&qs, &off), 0);
+		log[(*nlog)++] = off;
+		assert_int_equal(qs.batch, 0);
+		if (batch && batched[seg]) {
+			/* A replay: the pull API up to the next
+			 * synchronization. */
+			assert_ptr_not_equal(qs.qry, qry);
+			assert_int_equal(qs.batch_wanted, !ask_first);
+		}
+		/* Asking again changes nothing. */
+		qry = qs.qry;
+		assert_int_equal(ptd_qsrc_offset(&qs, &off), 0);
+		assert_ptr_equal(qs.qry, qry);
+		log[(*nlog)++] = off;
+
+		status = ptd_qsrc_result(&qs, ptd_qsrc_sync(&qs, 0, 0, &ip));
+		assert_int_equal(qs.batch, batch && !ask_first);
+	}
+	status = take(&qs, status, 6, log, nlog);
+	batched[2] = qs.batch && qs.n;
+	status = take(&qs, status, 100, log, nlog);
+	assert_true(status >= 0 && (status & pts_eos));
+	assert_int_equal(ptd_qsrc_offset(&qs, &off), 0);
+	log[(*nlog)++] = off;
+	assert_true(off == t.size);
+	ptd_qsrc_fini(&qs);
+}
+
+/* An offset asked for right after a failed call (ptxed's diagnostic) while
+ * the query decoder is ahead: a replay, the pull API up to the next
+ * synchronization, and batches again from there; every result, time,
+ * core:bus ratio, offset and sync offset the pull path's. */
+static void test_offset_after_error(void **state)
+{
+	uint64_t logs[2][log_cap];
+	size_t nlogs[2] = {0, 0};
+	int batched[2][3];
+
+	(void)state;
+	error_pass(0, 0, logs[0], &nlogs[0], batched[0]);
+	error_pass(1, 0, logs[1], &nlogs[1], batched[1]);
+	assert_int_equal(nlogs[0], nlogs[1]);
+	assert_memory_equal(logs[0], logs[1], nlogs[0] * sizeof(logs[0][0]));
+	assert_int_equal(batched[0][0] | batched[0][1] | batched[0][2], 0);
+	assert_true(batched[1][0] && batched[1][1] && batched[1][2]);
+}
+
+/* The same after an offset asked for at another time, right after the
+ * first synchronization (ptxed --offset asks before every step): the pull
+ * API for good from the first replay on, as test_offset_ends_batches, so
+ * that such a program does not fetch a batch per synchronization only to
+ * replay it.  Same results. */
+static void test_offset_asked_before_error(void **state)
+{
+	uint64_t logs[2][log_cap];
+	size_t nlogs[2] = {0, 0};
+	int batched[2][3];
+
+	(void)state;
+	error_pass(0, 1, logs[0], &nlogs[0], batched[0]);
+	error_pass(1, 1, logs[1], &nlogs[1], batched[1]);
+	assert_int_equal(nlogs[0], nlogs[1]);
+	assert_memory_equal(logs[0], logs[1], nlogs[0] * sizeof(logs[0][0]));
+	assert_true(batched[1][0]);
+	assert_int_equal(batched[1][1] | batched[1][2], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_sync_at_end),
 	        cmocka_unit_test(test_sync_in_the_middle),
 	        cmocka_unit_test(test_offset_ends_batches),
+	        cmocka_unit_test(test_offset_after_error),
+	        cmocka_unit_test(test_offset_asked_before_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
