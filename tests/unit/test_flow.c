@@ -806,6 +806,56 @@ static void test_nomap_bad_insn(void **state)
 	       "[enabled 9000] E-13@37");
 }
 
+/* The decoders that path_run(), ratio_run() and ptxed_run() drive: over a
+ * copy of the trace and an image of @s's code. */
+struct dec {
+	uint8_t *trace;
+	struct pt_image *image;
+	struct pt_insn_decoder *id;
+	struct pt_block_decoder *bd;
+};
+
+/* Allocate the instruction-flow decoder (or, with @blocks, the block
+ * decoder) for [@buf, @buf + @size) and the image of @s, with @s's
+ * configuration flags if @flags and its errata if @errata. */
+static void dec_open(struct dec *d, const struct setup *s, const uint8_t *buf,
+                     size_t size, int blocks, int flags, int errata)
+{
+	struct pt_config config;
+
+	memset(d, 0, sizeof(*d));
+	d->trace = ptd_t_dup(buf, size);
+	pt_config_init(&config);
+	config.begin = d->trace;
+	config.end = d->trace + size;
+	if (flags)
+		config.flags = s->flags;
+	if (errata)
+		config.errata = s->errata;
+	d->image = pt_image_alloc("test");
+	assert_non_null(d->image);
+	assert_int_equal(ptd_image_add_buffer(d->image, s->code, s->size, NULL,
+	                                      s->base, 1),
+	                 0);
+	if (blocks) {
+		d->bd = pt_blk_alloc_decoder(&config);
+		assert_non_null(d->bd);
+		assert_int_equal(pt_blk_set_image(d->bd, d->image), 0);
+	} else {
+		d->id = pt_insn_alloc_decoder(&config);
+		assert_non_null(d->id);
+		assert_int_equal(pt_insn_set_image(d->id, d->image), 0);
+	}
+}
+
+static void dec_close(struct dec *d)
+{
+	pt_blk_free_decoder(d->bd);
+	pt_insn_free_decoder(d->id);
+	pt_image_free(d->image);
+	free(d->trace);
+}
+
 /* Decode [@buf, @buf + @size) with the instruction-flow decoder (or, with
  * @blocks, the block decoder) over the image of @s as ptxed does (up to an
  * error or pts_eos, then the next PSB); log each synchronization as
@@ -819,31 +869,15 @@ static void test_nomap_bad_insn(void **state)
 static void path_run(struct run *r, const struct setup *s, const uint8_t *buf,
                      size_t size, int blocks, int offsets)
 {
-	uint8_t *trace = ptd_t_dup(buf, size);
-	struct pt_insn_decoder *id = NULL;
-	struct pt_block_decoder *bd = NULL;
-	struct pt_image *image;
-	struct pt_config config;
+	struct pt_insn_decoder *id;
+	struct pt_block_decoder *bd;
 	int status, round;
+	struct dec d;
 
 	memset(r, 0, sizeof(*r));
-	pt_config_init(&config);
-	config.begin = trace;
-	config.end = trace + size;
-	image = pt_image_alloc("test");
-	assert_non_null(image);
-	assert_int_equal(
-	        ptd_image_add_buffer(image, s->code, s->size, NULL, s->base, 1),
-	        0);
-	if (blocks) {
-		bd = pt_blk_alloc_decoder(&config);
-		assert_non_null(bd);
-		assert_int_equal(pt_blk_set_image(bd, image), 0);
-	} else {
-		id = pt_insn_alloc_decoder(&config);
-		assert_non_null(id);
-		assert_int_equal(pt_insn_set_image(id, image), 0);
-	}
+	dec_open(&d, s, buf, size, blocks, 0, 0);
+	id = d.id;
+	bd = d.bd;
 	for (round = 0; round < 16; round++) {
 		uint64_t offset = 0, ninsn = 0;
 
@@ -922,10 +956,7 @@ static void path_run(struct run *r, const struct setup *s, const uint8_t *buf,
 	}
 	if (r->len)
 		r->log[--r->len] = 0;
-	pt_blk_free_decoder(bd);
-	pt_insn_free_decoder(id);
-	pt_image_free(image);
-	free(trace);
+	dec_close(&d);
 }
 
 /* Both paths of both decoders on [@buf, @buf + @size): the logs of
@@ -1114,33 +1145,15 @@ static void test_end_status_queries(void **state)
 static void ratio_run(struct run *r, const struct setup *s, const uint8_t *buf,
                       size_t size, int blocks, int offsets)
 {
-	uint8_t *trace = ptd_t_dup(buf, size);
-	struct pt_insn_decoder *id = NULL;
-	struct pt_block_decoder *bd = NULL;
-	struct pt_image *image;
-	struct pt_config config;
+	struct pt_insn_decoder *id;
+	struct pt_block_decoder *bd;
 	int status, round;
+	struct dec d;
 
 	memset(r, 0, sizeof(*r));
-	pt_config_init(&config);
-	config.begin = trace;
-	config.end = trace + size;
-	config.flags = s->flags;
-	config.errata = s->errata;
-	image = pt_image_alloc("test");
-	assert_non_null(image);
-	assert_int_equal(
-	        ptd_image_add_buffer(image, s->code, s->size, NULL, s->base, 1),
-	        0);
-	if (blocks) {
-		bd = pt_blk_alloc_decoder(&config);
-		assert_non_null(bd);
-		assert_int_equal(pt_blk_set_image(bd, image), 0);
-	} else {
-		id = pt_insn_alloc_decoder(&config);
-		assert_non_null(id);
-		assert_int_equal(pt_insn_set_image(id, image), 0);
-	}
+	dec_open(&d, s, buf, size, blocks, 1, 1);
+	id = d.id;
+	bd = d.bd;
 #define RATIO(r)                                                               \
 	do {                                                                   \
 		uint32_t cbr_ = 0;                                             \
@@ -1214,10 +1227,7 @@ static void ratio_run(struct run *r, const struct setup *s, const uint8_t *buf,
 #undef RATIO
 	if (r->len)
 		r->log[--r->len] = 0;
-	pt_blk_free_decoder(bd);
-	pt_insn_free_decoder(id);
-	pt_image_free(image);
-	free(trace);
+	dec_close(&d);
 }
 
 /* Both paths of both decoders on [@buf, @buf + @size): the logs of
@@ -1438,35 +1448,17 @@ static const struct ptd_flow *flow_of(const void *decoder)
 static void ptxed_run(struct run *r, const struct setup *s, const uint8_t *buf,
                       size_t size, int blocks, int offsets, int used[8])
 {
-	uint8_t *trace = ptd_t_dup(buf, size);
-	struct pt_insn_decoder *id = NULL;
-	struct pt_block_decoder *bd = NULL;
+	struct pt_insn_decoder *id;
+	struct pt_block_decoder *bd;
 	const struct ptd_flow *flow;
-	struct pt_image *image;
-	struct pt_config config;
 	int status, seg;
+	struct dec d;
 
 	memset(r, 0, sizeof(*r));
-	pt_config_init(&config);
-	config.begin = trace;
-	config.end = trace + size;
-	config.flags = s->flags;
-	image = pt_image_alloc("test");
-	assert_non_null(image);
-	assert_int_equal(
-	        ptd_image_add_buffer(image, s->code, s->size, NULL, s->base, 1),
-	        0);
-	if (blocks) {
-		bd = pt_blk_alloc_decoder(&config);
-		assert_non_null(bd);
-		assert_int_equal(pt_blk_set_image(bd, image), 0);
-		flow = flow_of(bd);
-	} else {
-		id = pt_insn_alloc_decoder(&config);
-		assert_non_null(id);
-		assert_int_equal(pt_insn_set_image(id, image), 0);
-		flow = flow_of(id);
-	}
+	dec_open(&d, s, buf, size, blocks, 1, 0);
+	id = d.id;
+	bd = d.bd;
+	flow = blocks ? flow_of(bd) : flow_of(id);
 #define OFFSET(off)                                                            \
 	assert_int_equal(blocks ? pt_blk_get_offset(bd, off)                   \
 	                        : pt_insn_get_offset(id, off),                 \
@@ -1549,10 +1541,7 @@ static void ptxed_run(struct run *r, const struct setup *s, const uint8_t *buf,
 	}
 #undef TIME
 #undef OFFSET
-	pt_blk_free_decoder(bd);
-	pt_insn_free_decoder(id);
-	pt_image_free(image);
-	free(trace);
+	dec_close(&d);
 }
 
 /* A trace with errors that the flow decoders find themselves (no code at a
