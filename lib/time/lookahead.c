@@ -405,7 +405,7 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 	struct ptd_wall w;
 	const uint8_t *pos;
 	uint64_t tsc = 0, mtcs = 0;
-	int have_tsc = 0;
+	int have_tsc = 0, psb_tsc = -1;
 
 	if (!ahead || !cfg || !cfg->config || !wall || !actual || !predicted)
 		return -pte_internal;
@@ -438,6 +438,19 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 		case ppt_ovf:
 			return 0;
 
+		case ppt_psb:
+			psb_tsc = 0;
+			break;
+
+		case ppt_psbend:
+			/* A PSB+ without a TSC: TSC packets are off from here
+			 * (another configuration, or traces put one after the
+			 * other), and the stretch has no end to measure to. */
+			if (psb_tsc == 0)
+				return 0;
+			psb_tsc = -1;
+			break;
+
 		case ppt_mtc:
 			if (have_tsc)
 				break;
@@ -451,6 +464,8 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 		case ppt_tsc:
 			if (have_tsc)
 				return 0;
+			if (psb_tsc == 0)
+				psb_tsc = 1;
 			have_tsc = 1;
 			tsc = packet.payload.tsc.tsc;
 			break;

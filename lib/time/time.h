@@ -409,8 +409,8 @@ struct ptd_time_scan {
  * @wall's anchor and the next TSC and TMA ahead: the TSC ticks between the
  * two anchors in @actual, what the MTCs between them make of it in
  * @predicted.  Returns 1 if measured, 0 if not (no second TSC and TMA, an
- * OVF or decode error on the way, too few MTCs), or a negative error code
- * for bad arguments. */
+ * OVF, a decode error or a PSB+ without TSC on the way, too few MTCs), or a
+ * negative error code for bad arguments. */
 int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
                          const struct ptd_time_cfg *cfg,
                          const struct ptd_wall *wall, uint64_t *actual,

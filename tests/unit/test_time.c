@@ -960,6 +960,57 @@ static void test_cyc_fast_path(void **state)
 	assert_true(taken > 10000);
 }
 
+/* The anchor scan measures up to the TSC and TMA of the next PSB+, and
+ * gives up at a PSB+ without a TSC (TSC packets are off from there: no
+ * end to measure to, even if a TSC and TMA come later). */
+static void test_anchor_scan_psb(void **state)
+{
+	static uint8_t buf[1024];
+	struct pt_packet pkts[64];
+
+	(void)state;
+	for (int with_tsc = 0; with_tsc < 2; ++with_tsc) {
+		struct ptd_time_ahead ahead;
+		struct pt_config config;
+		struct ptd_time time;
+		uint64_t actual = 0, predicted = 0;
+		size_t n = 0, size;
+
+		for (unsigned k = 1; k <= 11; ++k) {
+			pkts[n] = ptd_t_packet(ppt_mtc);
+			pkts[n++].payload.mtc.ctc = (uint8_t)(0x10 + k);
+		}
+		pkts[n++] = ptd_t_packet(ppt_psb);
+		if (!with_tsc)
+			pkts[n++] = ptd_t_packet(ppt_psbend);
+		pkts[n] = ptd_t_packet(ppt_tsc);
+		pkts[n++].payload.tsc.tsc = 100000 + 11 * 16 * 3;
+		pkts[n] = ptd_t_packet(ppt_tma);
+		pkts[n++].payload.tma.ctc = 0x1b0;
+		if (with_tsc)
+			pkts[n++] = ptd_t_packet(ppt_psbend);
+		while (n < 40)
+			pkts[n++] = ptd_t_packet(ppt_pad);
+		size = ptd_t_encode(buf, sizeof(buf), pkts, n);
+
+		ptd_t_config(&config);
+		config.begin = buf;
+		config.end = buf + size;
+		ptd_t_anchored(&time, &config);
+		ahead.pos = buf;
+		ahead.end = buf + size;
+		memset(&ahead.state, 0, sizeof(ahead.state));
+		assert_int_equal(ptd_time_scan_anchor(&ahead, &time.cfg,
+		                                      &time.est.acc.wall,
+		                                      &actual, &predicted),
+		                 with_tsc);
+		if (with_tsc) {
+			assert_int_equal(actual, 11 * 16 * 3);
+			assert_int_equal(predicted, 11 * 16 * 3);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -983,6 +1034,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_arithmetic),
 	        cmocka_unit_test(test_lookahead_runs),
 	        cmocka_unit_test(test_anchor_scan_runs),
+	        cmocka_unit_test(test_anchor_scan_psb),
 	        cmocka_unit_test(test_cyc_fast_path),
 	};
 
