@@ -66,7 +66,7 @@ ptd_qry_bitem(const struct pt_query_decoder *decoder,
 	it->kind = (uint8_t)kind;
 	it->flags = t->tsc_status >= 0 ? ptd_qry_item_has_tsc : 0;
 	it->count = 0;
-	it->cbr = t->cbr_status >= 0 ? (uint8_t)t->cbr : 0;
+	it->cbr = (uint8_t)t->cbr;
 	it->error = 0;
 	it->lost_mtc = t->lost_mtc;
 	it->lost_cyc = t->lost_cyc;
@@ -89,8 +89,7 @@ static inline void ptd_qry_btnt(const struct pt_query_decoder *decoder,
 		if (last->kind == ptd_qry_item_tnt &&
 		    last->count + size <= 64 && last->tsc == t->tsc &&
 		    last->lost_mtc == t->lost_mtc &&
-		    last->lost_cyc == t->lost_cyc &&
-		    last->cbr == (t->cbr_status >= 0 ? t->cbr : 0) &&
+		    last->lost_cyc == t->lost_cyc && last->cbr == t->cbr &&
 		    !(last->flags & ptd_qry_item_has_tsc) ==
 		            !(t->tsc_status >= 0)) {
 			last->value = (last->value << size) | bits;
@@ -337,13 +336,16 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 				if (size <= 0 || state.bip_size)
 					goto generic;
 			}
-			switch (pkt->type) {
-			case ppt_tnt_8:
-			case ppt_tnt_64:
-			case ppt_tip:
-			case ppt_tip_pge:
-			case ppt_tip_pgd:
+			/* The fast types first, as one range. */
+			_Static_assert(ppt_tip_pge == ppt_tip + 1 &&
+			                       ppt_tip_pgd == ppt_tip + 2 &&
+			                       ppt_tnt_8 == ppt_tip + 3 &&
+			                       ppt_tnt_64 == ppt_tip + 4,
+			               "the fast packet types are one range");
+			if ((unsigned)pkt->type - ppt_tip <=
+			    (unsigned)(ppt_tnt_64 - ppt_tip))
 				goto fetched;
+			switch (pkt->type) {
 			case ppt_cyc:
 				if (ptd_time_cyc_fast(&decoder->time,
 				                      pkt->payload.cyc.value)) {

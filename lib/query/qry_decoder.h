@@ -26,7 +26,7 @@ enum ptd_qf {
 struct ptd_qry_time {
 	uint64_t tsc;
 	uint32_t lost_mtc, lost_cyc;
-	uint32_t cbr;
+	uint32_t cbr; /* 0 while @cbr_status < 0 */
 	int tsc_status, cbr_status;
 };
 

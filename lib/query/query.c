@@ -240,6 +240,9 @@ void ptd_qry_snapshot(struct pt_query_decoder *decoder)
 	last->tsc_status = ptd_time_get_tsc(&decoder->time, &last->tsc,
 	                                    &last->lost_mtc, &last->lost_cyc);
 	last->cbr_status = ptd_time_get_cbr(&decoder->time, &last->cbr);
+	/* 0 without a ratio, as the batch items say it. */
+	if (last->cbr_status < 0)
+		last->cbr = 0;
 }
 
 static void ptd_qry_clear_snapshot(struct pt_query_decoder *decoder)
