@@ -443,9 +443,11 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 			break;
 
 		case ppt_psbend:
-			/* A PSB+ without a TSC: TSC packets are off from here
-			 * (another configuration, or traces put one after the
-			 * other), and the stretch has no end to measure to. */
+			/* A PSB+ without a TSC: TSC packets are off there
+			 * (TSCEn clear: another configuration, a VMX guest
+			 * tracing with its own settings, or traces put one
+			 * after the other), and the stretch has no end to
+			 * measure to (docs/time.md, "TSCs win"). */
 			if (psb_tsc == 0)
 				return 0;
 			psb_tsc = -1;
