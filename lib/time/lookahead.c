@@ -301,6 +301,41 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 	if (!ahead->pos || !ahead->end)
 		return 0;
 
+	/* The most common segment on CYC-dense traces ends with the CYC sent
+	 * with its MTC: the MTC follows right here (PADs aside).  What the
+	 * loop below would make of it, without its set-up, when the MTC gives
+	 * a time or only the CTC phase (else the loop takes it). */
+	pos = ahead->pos;
+	if (!ahead->state.bip_size) {
+		while (pos < ahead->end && !*pos)
+			++pos;
+		if (ahead->end - pos >= 2 && pos[0] == PTD_OPC_MTC) {
+			const uint64_t elapsed =
+			        from->have_ratio
+			                ? ptd_time_mulshr(scan->cycles,
+			                                  from->ratio,
+			                                  PTD_TCAL_SHIFT)
+			                : 0;
+			struct ptd_mtc_step step;
+			int status = ptd_wall_mtc(from->wall, cfg, pos[1],
+			                          elapsed, &step);
+
+			if (status == 0 || status == 1) {
+				scan->end_after_cyc = 1;
+				if (status == 0) {
+					scan->have_end = 1;
+					scan->end_time = step.time;
+					scan->periods = step.periods;
+					scan->mtc_next = pos + 2;
+					scan->mtc_elapsed = elapsed;
+					scan->mtc_step = step;
+					scan->mtc_ctc = pos[1];
+				}
+				return 0;
+			}
+		}
+	}
+
 	in_psb = from->in_psb;
 	w = *from->wall;
 	state = ahead->state;

@@ -734,7 +734,16 @@ static void test_lookahead_runs(void **state)
 		uint64_t sum = 0;
 		size_t n = 0, size;
 
-		ptd_t_fill(pkts, &n, 120, &seed, 1, &f);
+		if (trial % 5)
+			ptd_t_fill(pkts, &n, 120, &seed, 1, &f);
+		else {
+			/* The MTC right after the CYC, PADs aside (the
+			 * look-ahead's short cut). */
+			size_t pads = trial % 11;
+
+			while (pads--)
+				pkts[n++] = ptd_t_packet(ppt_pad);
+		}
 		pkts[n] = ptd_t_packet(ppt_mtc);
 		pkts[n++].payload.mtc.ctc = 0x11;
 		while (n < 200)
@@ -775,6 +784,9 @@ static void test_lookahead_runs(void **state)
 		assert_true(scan.have_end);
 		assert_false(scan.end_is_tsc);
 		assert_int_equal(scan.periods, 1);
+		/* One MTC period after the TMA: 16 CTC ticks of 3 TSC
+		 * ticks. */
+		assert_int_equal(scan.end_time, 100000 + 16 * 3);
 		assert_int_equal(scan.cycles, sum);
 		assert_int_equal(scan.end_after_cyc, f.after_cyc);
 		assert_int_equal(scan.wcyc.weight, ref.weight);
