@@ -346,17 +346,10 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 			    (unsigned)(ppt_tnt_64 - ppt_tip))
 				goto fetched;
 			switch (pkt->type) {
-			case ppt_cyc:
-				if (ptd_time_cyc_fast(&decoder->time,
-				                      pkt->payload.cyc.value)) {
-					call->dirty = 1;
-					pos += size;
-					continue;
-				}
-				/* fall through */
 			case ppt_tsc:
 			case ppt_tma:
 			case ppt_mtc:
+			case ppt_cyc:
 				ahead.pos = pos + size;
 				ahead.end = end;
 				ahead.state.bip_size = 0;

@@ -187,9 +187,7 @@ void ptd_qry_consume(struct pt_query_decoder *decoder)
 	ahead.pos = decoder->pos + decoder->next_size;
 	ahead.end = decoder->config.end;
 	ahead.state = decoder->next_pstate;
-	if (decoder->next.type != ppt_cyc ||
-	    !ptd_time_cyc_fast(&decoder->time, decoder->next.payload.cyc.value))
-		(void)ptd_time_update(&decoder->time, &decoder->next, &ahead);
+	(void)ptd_time_update(&decoder->time, &decoder->next, &ahead);
 
 	decoder->pos = ahead.pos;
 	decoder->pstate = decoder->next_pstate;
@@ -1464,16 +1462,10 @@ static int ptd_qry_ahead_fast(struct pt_query_decoder *decoder)
 			decoder->have_next = 1;
 			stop = 1;
 			break;
-		case ppt_cyc:
-			if (ptd_time_cyc_fast(&decoder->time,
-			                      pkt->payload.cyc.value)) {
-				pos += size;
-				continue;
-			}
-			/* fall through */
 		case ppt_tsc:
 		case ppt_tma:
 		case ppt_mtc:
+		case ppt_cyc:
 			ahead.pos = pos + size;
 			ahead.end = end;
 			ahead.state = state;

@@ -188,7 +188,7 @@ static const uint8_t *ptd_scan_skip_cyc(const uint8_t *pos, const uint8_t *end,
 			        ptd_scan_run(sum ? (o.even | o.cycs) : o.even);
 
 			if (n) {
-				const unsigned in = (2u << (n - 1)) - 1;
+				const unsigned in = (1u << n) - 1;
 				const unsigned other = in & ~o.pads;
 
 				if (!no_cyc && (o.cycs & in))
@@ -241,6 +241,35 @@ static const uint8_t *ptd_scan_skip_cyc(const uint8_t *pos, const uint8_t *end,
 	return pos;
 }
 
+/* The scan ends at an MTC of payload @payload that gives a time at @step
+ * (ptd_wall_mtc() with @elapsed), and the trace goes on at @next after it;
+ * @fresh: from the wall clock the scan started with (then the engine may
+ * take the step from here, ptd_time_scan.mtc_next). */
+static void ptd_scan_mtc_end(struct ptd_time_scan *scan,
+                             const struct ptd_mtc_step *step, uint8_t payload,
+                             uint64_t elapsed, const uint8_t *next, int fresh)
+{
+	scan->have_end = 1;
+	scan->end_time = step->time;
+	scan->periods = step->periods;
+	if (fresh) {
+		scan->mtc_next = next;
+		scan->mtc_elapsed = elapsed;
+		scan->mtc_step = *step;
+		scan->mtc_ctc = payload;
+	}
+}
+
+/* The TSC ticks that the scan's cycles take at @from's ratio (0 without
+ * one): the estimate ptd_wall_mtc() needs at an MTC. */
+static uint64_t ptd_scan_elapsed(const struct ptd_time_scan *scan,
+                                 const struct ptd_time_from *from)
+{
+	if (!from->have_ratio)
+		return 0;
+	return ptd_time_mulshr(scan->cycles, from->ratio, PTD_TCAL_SHIFT);
+}
+
 /* An MTC met during the scan, which goes on at @next after it; @fresh: the
  * scan has not changed @wall yet.  Returns 1 if it ends the scan. */
 static int ptd_scan_mtc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
@@ -254,15 +283,7 @@ static int ptd_scan_mtc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
 	status = ptd_wall_mtc(wall, cfg, payload, elapsed, &step);
 	switch (status) {
 	case 0:
-		scan->have_end = 1;
-		scan->end_time = step.time;
-		scan->periods = step.periods;
-		if (fresh) {
-			scan->mtc_next = next;
-			scan->mtc_elapsed = elapsed;
-			scan->mtc_step = step;
-			scan->mtc_ctc = payload;
-		}
+		ptd_scan_mtc_end(scan, &step, payload, elapsed, next, fresh);
 		return 1;
 
 	case 1:
@@ -310,27 +331,16 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 		while (pos < ahead->end && !*pos)
 			++pos;
 		if (ahead->end - pos >= 2 && pos[0] == PTD_OPC_MTC) {
-			const uint64_t elapsed =
-			        from->have_ratio
-			                ? ptd_time_mulshr(scan->cycles,
-			                                  from->ratio,
-			                                  PTD_TCAL_SHIFT)
-			                : 0;
+			const uint64_t elapsed = ptd_scan_elapsed(scan, from);
 			struct ptd_mtc_step step;
 			int status = ptd_wall_mtc(from->wall, cfg, pos[1],
 			                          elapsed, &step);
 
 			if (status == 0 || status == 1) {
 				scan->end_after_cyc = 1;
-				if (status == 0) {
-					scan->have_end = 1;
-					scan->end_time = step.time;
-					scan->periods = step.periods;
-					scan->mtc_next = pos + 2;
-					scan->mtc_elapsed = elapsed;
-					scan->mtc_step = step;
-					scan->mtc_ctc = pos[1];
-				}
+				if (status == 0)
+					ptd_scan_mtc_end(scan, &step, pos[1],
+					                 elapsed, pos + 2, 1);
 				return 0;
 			}
 		}
@@ -412,11 +422,7 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 		}
 
 		case ppt_mtc:
-			elapsed = from->have_ratio
-			                  ? ptd_time_mulshr(scan->cycles,
-			                                    from->ratio,
-			                                    PTD_TCAL_SHIFT)
-			                  : 0;
+			elapsed = ptd_scan_elapsed(scan, from);
 			if (ptd_scan_mtc(&w, cfg, packet.payload.mtc.ctc,
 			                 elapsed, scan, pos, fresh))
 				return 0;
@@ -440,7 +446,8 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 	struct ptd_wall w;
 	const uint8_t *pos;
 	uint64_t tsc = 0, mtcs = 0;
-	int have_tsc = 0, psb_tsc = -1;
+	/* @psb_no_tsc: inside a PSB+ that has had no TSC so far. */
+	int have_tsc = 0, psb_no_tsc = 0;
 
 	if (!ahead || !cfg || !cfg->config || !wall || !actual || !predicted)
 		return -pte_internal;
@@ -474,7 +481,7 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 			return 0;
 
 		case ppt_psb:
-			psb_tsc = 0;
+			psb_no_tsc = 1;
 			break;
 
 		case ppt_psbend:
@@ -483,9 +490,8 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 			 * tracing with its own settings, or traces put one
 			 * after the other), and the stretch has no end to
 			 * measure to (docs/time.md, "TSCs win"). */
-			if (psb_tsc == 0)
+			if (psb_no_tsc)
 				return 0;
-			psb_tsc = -1;
 			break;
 
 		case ppt_mtc:
@@ -501,8 +507,7 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 		case ppt_tsc:
 			if (have_tsc)
 				return 0;
-			if (psb_tsc == 0)
-				psb_tsc = 1;
+			psb_no_tsc = 0;
 			have_tsc = 1;
 			tsc = packet.payload.tsc.tsc;
 			break;

@@ -120,20 +120,6 @@ void ptd_time_reset(struct ptd_time *time)
 	ptd_acc_segment(&time->est.acc, 0);
 }
 
-/* Report the estimate @t at the current packet, never going backwards.
- * @ref: @t is a reference's exact time (a clamp is then worth noting). */
-static void ptd_time_report(struct ptd_time *time, uint64_t t, int ref)
-{
-	if (t >= time->tsc) {
-		time->tsc = t;
-		return;
-	}
-	if (ref) {
-		time->status.diag |= ptd_time_diag_clamped;
-		time->status.clamped++;
-	}
-}
-
 static void ptd_time_lost_mtc(struct ptd_time *time, uint64_t n)
 {
 	uint64_t sum = (uint64_t)time->lost_mtc + n;
@@ -541,12 +527,7 @@ static void ptd_acc_cyc(struct ptd_time *time, const struct pt_packet_cyc *cyc,
 	if (acc->plan == ptd_seg_none)
 		ptd_acc_plan(time, ahead, cycles);
 
-	acc->have_cyc = 1;
-	acc->seg_cycles = (acc->seg_cycles > UINT64_MAX - cycles)
-	                          ? UINT64_MAX
-	                          : acc->seg_cycles + cycles;
-	ptd_wcyc_add(&acc->seg_wcyc, cycles, acc->plan_split);
-
+	ptd_acc_count_cyc(acc, cycles);
 	t = ptd_acc_place(time, acc->seg_cycles, &lost);
 	if (lost) {
 		ptd_time_cyc_unplaced(time);
@@ -693,8 +674,8 @@ static void ptd_lib_sync(struct ptd_time *time, const struct pt_packet *packet)
 	}
 }
 
-int ptd_time_update(struct ptd_time *time, const struct pt_packet *packet,
-                    const struct ptd_time_ahead *ahead)
+int ptd_time_apply(struct ptd_time *time, const struct pt_packet *packet,
+                   const struct ptd_time_ahead *ahead)
 {
 	if (!time || !packet)
 		return -pte_invalid;

@@ -595,13 +595,10 @@ int ptd_time_init(struct ptd_time *time, const struct pt_config *config,
  * status (time->status) is kept. */
 void ptd_time_reset(struct ptd_time *time);
 
-/* Apply @packet.  @ahead says where the trace goes on after it (the
- * accurate estimator reads ahead from there); NULL if unknown, then CYC
- * packets are placed with the calibrated ratio only.  Returns 0, or
- * -pte_invalid for a NULL @time or @packet.  Problems with the time itself
- * are not errors: see time->report and time->status. */
-int ptd_time_update(struct ptd_time *time, const struct pt_packet *packet,
-                    const struct ptd_time_ahead *ahead);
+/* ptd_time_update() for every packet, out of line (ptd_time_update() takes
+ * the common case of CYC packets inline first). */
+int ptd_time_apply(struct ptd_time *time, const struct pt_packet *packet,
+                   const struct ptd_time_ahead *ahead);
 
 /* The estimate of the accurate estimator's rescale plan (ptd_seg_rescale)
  * for the cycles counted in the segment so far: the segment's weighted
@@ -619,12 +616,33 @@ static inline uint64_t ptd_acc_rescaled(const struct ptd_acc *acc)
 	                                        weight, acc->plan_weight);
 }
 
-/* ptd_time_update() for a CYC packet of @cycles cycles, inline for the
- * common case of CYC-dense traces: the accurate estimator, calibrated, in a
- * segment whose rescale plan is made, at a known core:bus ratio, and no
- * cycles to set aside.  Returns 1 when it applied the CYC exactly as
- * ptd_time_update() would have, 0 (nothing changed) when the caller must
- * call ptd_time_update(). */
+/* Report the estimate @t at the current packet, never going backwards.
+ * @ref: @t is a reference's exact time (a clamp is then worth noting). */
+static inline void ptd_time_report(struct ptd_time *time, uint64_t t, int ref)
+{
+	if (t >= time->tsc) {
+		time->tsc = t;
+		return;
+	}
+	if (ref) {
+		time->status.diag |= ptd_time_diag_clamped;
+		time->status.clamped++;
+	}
+}
+
+/* Count the @cycles of a CYC in the current segment, plain and weighted. */
+static inline void ptd_acc_count_cyc(struct ptd_acc *acc, uint64_t cycles)
+{
+	acc->have_cyc = 1;
+	acc->seg_cycles = ptd_time_sat_add(acc->seg_cycles, cycles);
+	ptd_wcyc_add(&acc->seg_wcyc, cycles, acc->plan_split);
+}
+
+/* ptd_time_apply() for a CYC packet of @cycles cycles in the common case of
+ * CYC-dense traces: the accurate estimator, calibrated, in a segment whose
+ * rescale plan is made, at a known core:bus ratio, and no cycles to set
+ * aside.  Returns 1 when it applied the CYC exactly as ptd_time_apply()
+ * would have, 0 (nothing changed) otherwise. */
 static inline int ptd_time_cyc_fast(struct ptd_time *time, uint64_t cycles)
 {
 	struct ptd_acc *acc = &time->est.acc;
@@ -639,14 +657,27 @@ static inline int ptd_time_cyc_fast(struct ptd_time *time, uint64_t cycles)
 
 	memset(&time->report, 0, sizeof(time->report));
 	ptd_tcal_cyc(&acc->tcal, cycles);
-	acc->have_cyc = 1;
-	acc->seg_cycles = ptd_time_sat_add(acc->seg_cycles, cycles);
-	ptd_wcyc_add(&acc->seg_wcyc, cycles, acc->plan_split);
+	ptd_acc_count_cyc(acc, cycles);
 	t = ptd_acc_rescaled(acc);
 	acc->last_cyc_time = t;
-	if (t >= time->tsc)
-		time->tsc = t;
+	ptd_time_report(time, t, 0);
 	return 1;
+}
+
+/* Apply @packet.  @ahead says where the trace goes on after it (the
+ * accurate estimator reads ahead from there); NULL if unknown, then CYC
+ * packets are placed with the calibrated ratio only.  Returns 0, or
+ * -pte_invalid for a NULL @time or @packet.  Problems with the time itself
+ * are not errors: see time->report and time->status.  (Inline for the
+ * common case of CYC packets, ptd_time_cyc_fast().) */
+static inline int ptd_time_update(struct ptd_time *time,
+                                  const struct pt_packet *packet,
+                                  const struct ptd_time_ahead *ahead)
+{
+	if (time && packet && packet->type == ppt_cyc &&
+	    ptd_time_cyc_fast(time, packet->payload.cyc.value))
+		return 0;
+	return ptd_time_apply(time, packet, ahead);
 }
 
 /* pt_qry_time(): the estimate in @tsc (converted to host TSC with

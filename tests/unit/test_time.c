@@ -863,8 +863,8 @@ static void test_anchor_scan_runs(void **state)
 	}
 }
 
-/* ptd_time_cyc_fast(), the decoders' inline path for CYC packets, gives
- * exactly what ptd_time_update() gives, packet for packet, on random
+/* ptd_time_cyc_fast(), ptd_time_update()'s inline path for CYC packets,
+ * gives exactly what ptd_time_apply() gives, packet for packet, on random
  * streams of timing packets (TSC, TMA, MTC with dropped ones, CYC, CBR,
  * PSB+, OVF) with other packets between them. */
 static void test_cyc_fast_path(void **state)
@@ -942,7 +942,7 @@ static void test_cyc_fast_path(void **state)
 			ahead.pos = buf + off;
 			ahead.end = buf + size;
 			memset(&ahead.state, 0, sizeof(ahead.state));
-			assert_int_equal(ptd_time_update(&a, &pkt, &ahead), 0);
+			assert_int_equal(ptd_time_apply(&a, &pkt, &ahead), 0);
 			if (pkt.type == ppt_cyc &&
 			    ptd_time_cyc_fast(&b, pkt.payload.cyc.value))
 				++taken;
