@@ -92,16 +92,6 @@ static const struct ptd_qry_item *qsrc_peek(struct ptd_qsrc *qs)
 	return &qs->items[0];
 }
 
-/* The time after the result @it. */
-static void qsrc_take_time(struct ptd_qsrc *qs, const struct ptd_qry_item *it)
-{
-	qs->tsc = it->tsc;
-	qs->lost_mtc = it->lost_mtc;
-	qs->lost_cyc = it->lost_cyc;
-	qs->tsc_status = (it->flags & ptd_qry_item_has_tsc) ? 0 : -pte_no_time;
-	qs->cbr = it->cbr;
-}
-
 /* The time and core:bus ratio after a pull call. */
 static void qsrc_pull_time(struct ptd_qsrc *qs)
 {
@@ -268,7 +258,7 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 			qs->pos++;
 			if (!suppressed)
 				*ip = it->value;
-			qsrc_take_time(qs, it);
+			ptd_qsrc_take_time(qs, it);
 			/* The PSB's offset: what the pull API finds after the
 			 * failing call (the query decoder itself may have
 			 * moved on to later ones). */
@@ -346,7 +336,7 @@ int ptd_qsrc_cond_slow(struct ptd_qsrc *qs, int *taken)
 	}
 	qsrc_log(qs, ptd_qsrc_call_cond);
 	*taken = (int)((it->value >> (it->count - 1 - qs->used)) & 1);
-	qsrc_take_time(qs, it);
+	ptd_qsrc_take_time(qs, it);
 	if (++qs->used == it->count) {
 		qs->pos++;
 		qs->used = 0;
@@ -375,7 +365,7 @@ int ptd_qsrc_indirect(struct ptd_qsrc *qs, uint64_t *ip)
 	suppressed = it->flags & ptd_qry_item_ip_suppressed;
 	if (!suppressed)
 		*ip = it->value;
-	qsrc_take_time(qs, it);
+	ptd_qsrc_take_time(qs, it);
 	qs->pos++;
 	status = qsrc_status(qs);
 	return suppressed ? status | pts_ip_suppressed : status;
@@ -399,7 +389,7 @@ int ptd_qsrc_event(struct ptd_qsrc *qs, struct pt_event *event)
 	}
 	qsrc_log(qs, ptd_qsrc_call_event);
 	*event = qs->events[it->value];
-	qsrc_take_time(qs, it);
+	ptd_qsrc_take_time(qs, it);
 	qs->pos++;
 	return qsrc_status(qs);
 }

@@ -146,4 +146,16 @@ static inline int ptd_qsrc_result(struct ptd_qsrc *qs, int status)
 	return status;
 }
 
+/* The time and core:bus ratio after the result @it (for the pull-style
+ * answers of pt_*_time() and pt_*_core_bus_ratio()). */
+static inline void ptd_qsrc_take_time(struct ptd_qsrc *qs,
+                                      const struct ptd_qry_item *it)
+{
+	qs->tsc = it->tsc;
+	qs->lost_mtc = it->lost_mtc;
+	qs->lost_cyc = it->lost_cyc;
+	qs->tsc_status = (it->flags & ptd_qry_item_has_tsc) ? 0 : -pte_no_time;
+	qs->cbr = it->cbr;
+}
+
 #endif /* PTD_FLOW_QSRC_H */

@@ -730,12 +730,7 @@ static inline void fb_chain_end(struct ptd_flow_batch *dec,
 	}
 	qs->pos = c->pos;
 	qs->used = (uint8_t)c->used;
-	qs->tsc = c->last->tsc;
-	qs->lost_mtc = c->last->lost_mtc;
-	qs->lost_cyc = c->last->lost_cyc;
-	qs->tsc_status =
-	        (c->last->flags & ptd_qry_item_has_tsc) ? 0 : -pte_no_time;
-	qs->cbr = c->last->cbr;
+	ptd_qsrc_take_time(qs, c->last);
 	flow->status = 0;
 }
 
