@@ -703,13 +703,25 @@ static void ptd_t_fill(struct pt_packet *pkts, size_t *n, size_t max,
 	}
 }
 
-/* An engine at a TSC and its TMA (CTC 0x100, so the next MTC's payload is
- * 0x11 with mtc_freq 4), on @config. */
-static void ptd_t_anchored(struct ptd_time *time, struct pt_config *config)
+/* An engine on @config (ptd_t_config() for the trace [@buf, @buf + @size))
+ * at a TSC and its TMA (CTC 0x100, so the next MTC's payload is 0x11 with
+ * mtc_freq 4); returns the look-ahead over the whole trace. */
+static struct ptd_time_ahead ptd_t_anchored(struct ptd_time *time,
+                                            struct pt_config *config,
+                                            uint8_t *buf, size_t size)
 {
+	struct ptd_time_ahead ahead;
+
+	ptd_t_config(config);
+	config->begin = buf;
+	config->end = buf + size;
 	ptd_t_time(time, config, ptd_time_mode_accurate);
 	ptd_t_feed(time, ppt_tsc, 100000, 0);
 	ptd_t_feed(time, ppt_tma, 0x100, 0);
+	memset(&ahead, 0, sizeof(ahead));
+	ahead.pos = buf;
+	ahead.end = buf + size;
+	return ahead;
 }
 
 /* The segment look-ahead counts the cycles of every CYC up to the MTC that
@@ -750,10 +762,7 @@ static void test_lookahead_runs(void **state)
 			pkts[n++] = ptd_t_packet(ppt_pad);
 		size = ptd_t_encode(buf, sizeof(buf), pkts, n);
 
-		ptd_t_config(&config);
-		config.begin = buf;
-		config.end = buf + size;
-		ptd_t_anchored(&time, &config);
+		ahead = ptd_t_anchored(&time, &config, buf, size);
 
 		memset(&from, 0, sizeof(from));
 		from.wall = &time.est.acc.wall;
@@ -776,9 +785,6 @@ static void test_lookahead_runs(void **state)
 			ptd_wcyc_add(&ref, f.cycles[i], UINT64_MAX);
 		}
 
-		ahead.pos = buf;
-		ahead.end = buf + size;
-		memset(&ahead.state, 0, sizeof(ahead.state));
 		assert_int_equal(
 		        ptd_time_lookahead(&ahead, &time.cfg, &from, &scan), 0);
 		assert_true(scan.have_end);
@@ -841,13 +847,7 @@ static void test_anchor_scan_runs(void **state)
 			pkts[v][n++] = ptd_t_packet(ppt_pad);
 			size = ptd_t_encode(buf[v], sizeof(buf[v]), pkts[v], n);
 
-			ptd_t_config(&config);
-			config.begin = buf[v];
-			config.end = buf[v] + size;
-			ptd_t_anchored(&time, &config);
-			ahead.pos = buf[v];
-			ahead.end = buf[v] + size;
-			memset(&ahead.state, 0, sizeof(ahead.state));
+			ahead = ptd_t_anchored(&time, &config, buf[v], size);
 			assert_int_equal(
 			        ptd_time_scan_anchor(&ahead, &time.cfg,
 			                             &time.est.acc.wall,
@@ -1005,13 +1005,7 @@ static void test_anchor_scan_psb(void **state)
 			pkts[n++] = ptd_t_packet(ppt_pad);
 		size = ptd_t_encode(buf, sizeof(buf), pkts, n);
 
-		ptd_t_config(&config);
-		config.begin = buf;
-		config.end = buf + size;
-		ptd_t_anchored(&time, &config);
-		ahead.pos = buf;
-		ahead.end = buf + size;
-		memset(&ahead.state, 0, sizeof(ahead.state));
+		ahead = ptd_t_anchored(&time, &config, buf, size);
 		assert_int_equal(ptd_time_scan_anchor(&ahead, &time.cfg,
 		                                      &time.est.acc.wall,
 		                                      &actual, &predicted),
