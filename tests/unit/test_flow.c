@@ -1268,6 +1268,18 @@ static void cbr(struct trace *t, uint8_t ratio)
 	add(t, ppt_cbr)->payload.cbr.ratio = ratio;
 }
 
+/* A trace that starts with a PSB+ at core:bus ratio 0x10 and enables
+ * tracing at 0x1000 (test_core_bus_ratio()'s cases). */
+static void ratio_start(struct trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	add(t, ppt_psb);
+	cbr(t, 0x10);
+	mode(t, ptem_64bit);
+	add(t, ppt_psbend);
+	ip(t, ppt_tip_pge, 0x1000);
+}
+
 /* pt_*_core_bus_ratio() is the query decoder's after its last result
  * (pt_qry_core_bus_ratio()), on both paths: after a PSB+ whose MODE comes
  * before its CBR, the ratio is the new one from the exec-mode event on,
@@ -1302,12 +1314,7 @@ static void test_core_bus_ratio(void **state)
 	             "[18] c20 1003-1004 c20 1000-1001 c20 [1] c20 eos");
 
 	/* A CBR with ratio 0. */
-	memset(&t, 0, sizeof(t));
-	add(&t, ppt_psb);
-	cbr(&t, 0x10);
-	mode(&t, ptem_64bit);
-	add(&t, ppt_psbend);
-	ip(&t, ppt_tip_pge, 0x1000);
+	ratio_start(&t);
 	tnt(&t, "n");
 	cbr(&t, 0);
 	tnt(&t, "t");
@@ -1319,12 +1326,7 @@ static void test_core_bus_ratio(void **state)
 	             "1003-1004 c10 1000-1001 c10 [1] c10 eos");
 
 	/* APL11: OVF, CBR, TIP.PGD; tracing resumes with a TIP.PGE. */
-	memset(&t, 0, sizeof(t));
-	add(&t, ppt_psb);
-	cbr(&t, 0x10);
-	mode(&t, ptem_64bit);
-	add(&t, ppt_psbend);
-	ip(&t, ppt_tip_pge, 0x1000);
+	ratio_start(&t);
 	tnt(&t, "n");
 	add(&t, ppt_ovf);
 	cbr(&t, 0x30);
@@ -1340,12 +1342,7 @@ static void test_core_bus_ratio(void **state)
 	             "c30 1000-1001 c30 1003-1004 c30 [1] c30 eos");
 
 	/* SKD010: OVF, CBR, TIP (no FUP). */
-	memset(&t, 0, sizeof(t));
-	add(&t, ppt_psb);
-	cbr(&t, 0x10);
-	mode(&t, ptem_64bit);
-	add(&t, ppt_psbend);
-	ip(&t, ppt_tip_pge, 0x1000);
+	ratio_start(&t);
 	tnt(&t, "n");
 	add(&t, ppt_ovf);
 	cbr(&t, 0x30);

@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "test_util.h"
+
 #include "flow/qsrc.h"
 
 struct trace {
@@ -64,19 +66,9 @@ enum { log_cap = 512 };
 
 static void encode(struct trace *t, struct pt_config *config)
 {
-	struct pt_encoder *enc;
-	uint64_t offset = 0;
-
+	t->size = ptd_t_encode(t->buf, sizeof(t->buf), t->packets, t->n);
 	pt_config_init(config);
 	config->begin = t->buf;
-	config->end = t->buf + sizeof(t->buf);
-	enc = pt_alloc_encoder(config);
-	assert_non_null(enc);
-	for (size_t i = 0; i < t->n; ++i)
-		assert_true(pt_enc_next(enc, &t->packets[i]) > 0);
-	assert_int_equal(pt_enc_get_offset(enc, &offset), 0);
-	pt_free_encoder(enc);
-	t->size = (size_t)offset;
 	config->end = t->buf + t->size;
 }
 
