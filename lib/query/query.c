@@ -444,8 +444,14 @@ static int ptd_qry_bdm70(const struct pt_query_decoder *decoder)
 	walk.pos = decoder->pos + decoder->next_size;
 	walk.pstate = decoder->next_pstate;
 	for (;;) {
-		int size = ptd_qry_walk_next(&walk, &pkt, NULL, NULL);
+		int size;
 
+		/* PADs go on, too: runs of them (a PSB+ and what follows it
+		 * are often padded) are skipped eight bytes at a time. */
+		while (walk.config->end - walk.pos >= 8 && !*walk.pos &&
+		       !walk.pstate.bip_size)
+			walk.pos = ptd_qry_skip_pad(walk.pos);
+		size = ptd_qry_walk_next(&walk, &pkt, NULL, NULL);
 		if (size < 0)
 			return size == -pte_eos ? 0 : size;
 		switch (pkt.type) {
