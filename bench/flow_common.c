@@ -4,6 +4,8 @@
 
 #include "flow_common.h"
 
+#include "bench_stats.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +15,7 @@
 
 double flow_now(int cpu_time)
 {
-	struct timespec ts;
-
-	clock_gettime(cpu_time ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC,
-	              &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return bench_now(cpu_time ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC);
 }
 
 void flow_config_of(struct pt_config *config, const struct flow_input *in)
@@ -145,13 +143,6 @@ static int run(const struct ptd_libipt *ipt, const struct flow_decoders *decs,
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int flow_bench_input(const struct ptd_libipt *ipt, const struct flow_input *in,
                      unsigned reps, unsigned mask,
                      const struct flow_decoders *decs)
@@ -185,9 +176,7 @@ int flow_bench_input(const struct ptd_libipt *ipt, const struct flow_input *in,
 		}
 	}
 	for (d = 0; d < D_COUNT; ++d) {
-		qsort(times + d * reps, reps, sizeof(double), cmp_double);
-		best[d] = times[d * reps];
-		med[d] = times[d * reps + reps / 2];
+		bench_best_median(times + d * reps, reps, &best[d], &med[d]);
 	}
 	free(times);
 

@@ -28,6 +28,7 @@
 
 #include <Zydis/Zydis.h>
 
+#include "bench_stats.h"
 #include "elf_text.h"
 
 #include <stdio.h>
@@ -35,12 +36,10 @@
 #include <string.h>
 #include <time.h>
 
+/* The thread's CPU time in nanoseconds. */
 static double now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+	return bench_now(CLOCK_THREAD_CPUTIME_ID) * 1e9;
 }
 
 enum variant {
@@ -203,8 +202,6 @@ static long flow_distinct(uint8_t *trace, size_t size, struct pt_image *image,
 	return distinct;
 }
 
-static int cmp_double(const void *a, const void *b);
-
 /* The share of instruction decoding in the block decoder on mruby. */
 static int flow_share(const char *corpora, unsigned reps, double ild_ns)
 {
@@ -212,7 +209,7 @@ static int flow_share(const char *corpora, unsigned reps, double ild_ns)
 	struct pt_image *image;
 	uint8_t *trace;
 	size_t size = 0;
-	double *times;
+	double *times, best, median;
 	long insns = 0, distinct;
 	unsigned r;
 
@@ -248,32 +245,25 @@ static int flow_share(const char *corpora, unsigned reps, double ild_ns)
 			return 1;
 		}
 	}
-	qsort(times, reps, sizeof(*times), cmp_double);
+	bench_best_median(times, reps, &best, &median);
 	distinct = flow_distinct(trace, size, image, insns);
 	printf("\nblock decoder, libxdc mruby (%zu bytes, %ld instructions), "
 	       "fresh decoder per pass:\n",
 	       size, insns);
 	printf("  pass: best %.2f ms, median %.2f ms (%.2f ns/instruction "
 	       "best)\n",
-	       times[0] / 1e6, times[reps / 2] / 1e6, times[0] / (double)insns);
+	       best / 1e6, median / 1e6, best / (double)insns);
 	printf("  distinct instruction addresses: %ld (about one decode "
 	       "each)\n",
 	       distinct);
 	printf("  their decoding at %.2f ns: %.2f ms = %.1f %% of the best "
 	       "pass\n",
 	       ild_ns, (double)distinct * ild_ns / 1e6,
-	       100.0 * (double)distinct * ild_ns / times[0]);
+	       100.0 * (double)distinct * ild_ns / best);
 	free(times);
 	pt_image_free(image);
 	free(trace);
 	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)
@@ -367,11 +357,12 @@ int main(int argc, char **argv)
 			}
 			times[r] = (now_ns() - t0) / (double)b.n;
 		}
-		qsort(times, reps, sizeof(*times), cmp_double);
-		printf("%-40s %10.2f %10.2f\n", variant_name[i], times[0],
-		       times[reps / 2]);
+		double best, median;
+
+		bench_best_median(times, reps, &best, &median);
+		printf("%-40s %10.2f %10.2f\n", variant_name[i], best, median);
 		if (i == v_ild)
-			ild_best = times[0];
+			ild_best = best;
 	}
 	if (!smoke && flow_share(corpora, reps, ild_best))
 		return 1;

@@ -18,25 +18,12 @@
 
 #include "image/image.h"
 
+#include "bench_stats.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -77,11 +64,11 @@ int main(int argc, char **argv)
 			return 1;
 
 	for (pat = 0; pat < 4; ++pat) {
-		double t[5];
+		double t[5], best, median;
 
 		for (rep = 0; rep < 5; ++rep) {
 			unsigned x = 1;
-			double t0 = now();
+			double t0 = bench_now(CLOCK_MONOTONIC);
 
 			for (i = 0; i < n; ++i) {
 				uint64_t s, vaddr;
@@ -109,13 +96,13 @@ int main(int argc, char **argv)
 				}
 				sum += msec.begin[vaddr - msec.vaddr];
 			}
-			t[rep] = now() - t0;
+			t[rep] = bench_now(CLOCK_MONOTONIC) - t0;
 		}
-		qsort(t, 5, sizeof(t[0]), cmp_double);
+		bench_best_median(t, 5, &best, &median);
 		printf("%-14s %4lu sections: best %6.1f median %6.1f "
 		       "ns/lookup\n",
-		       names[pat], nsec, t[0] * 1e9 / (double)n,
-		       t[2] * 1e9 / (double)n);
+		       names[pat], nsec, best * 1e9 / (double)n,
+		       median * 1e9 / (double)n);
 	}
 	pt_image_free(image);
 
@@ -130,20 +117,20 @@ int main(int argc, char **argv)
 
 		if (!fwd || !rev || !copy)
 			return 1;
-		t0 = now();
+		t0 = bench_now(CLOCK_MONOTONIC);
 		for (i = 0; i < nsec; ++i)
 			if (ptd_image_add_buffer(fwd, buf, 0x1000, &asid,
 			                         (uint64_t)i * 0x2000, 0) < 0)
 				return 1;
-		t1 = now();
+		t1 = bench_now(CLOCK_MONOTONIC);
 		for (i = nsec; i-- > 0;)
 			if (ptd_image_add_buffer(rev, buf, 0x1000, &asid,
 			                         (uint64_t)i * 0x2000, 0) < 0)
 				return 1;
-		t2 = now();
+		t2 = bench_now(CLOCK_MONOTONIC);
 		if (pt_image_copy(copy, fwd) != 0)
 			return 1;
-		t3 = now();
+		t3 = bench_now(CLOCK_MONOTONIC);
 		printf("build %4lu sections: in order %.3f ms, reverse order "
 		       "%.3f ms, copy %.3f ms\n",
 		       nsec, (t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3);

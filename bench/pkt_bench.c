@@ -29,6 +29,7 @@
  * ptdecode / libipt of the best and of the median times. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include "bench_stats.h"
 #include "elf_text.h"
 #include "libipt_dl.h"
 #include "pkt_equal.h"
@@ -125,15 +126,6 @@ struct bench {
 	uint64_t *offsets;
 	int failed;
 };
-
-/* The time on @clock, in seconds. */
-static double now(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* The consumer: what is timed besides decoding.  Every packet's type and
  * size go into a checksum (and the packet count), the least a user of a
@@ -444,13 +436,6 @@ out:
 	return status;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Measure one input with all decoders and print its table row. */
 static void bench_input(struct bench *b, const struct input *in)
 {
@@ -470,14 +455,14 @@ static void bench_input(struct bench *b, const struct input *in)
 	/* One checked pass each; it also warms the caches and tells how many
 	 * passes make a sample of at least min_seconds. */
 	for (int d = 0; d < DEC_COUNT; ++d) {
-		t = now(o->clock);
+		t = bench_now(o->clock);
 		if (run(b, d, in, &ref[d]) < 0) {
 			fprintf(stderr, "%s: cannot allocate a decoder\n",
 			        in->name);
 			b->failed = 1;
 			return;
 		}
-		t = now(o->clock) - t;
+		t = bench_now(o->clock) - t;
 		if (d == DEC_IPT && t < o->min_seconds) {
 			double want = o->min_seconds / (t > 1e-7 ? t : 1e-7);
 
@@ -518,21 +503,16 @@ static void bench_input(struct bench *b, const struct input *in)
 				times[d][r] = 1.0;
 				continue;
 			}
-			t = now(o->clock);
+			t = bench_now(o->clock);
 			for (unsigned l = 0; l < loops; ++l)
 				(void)run(b, d, in, &p);
-			times[d][r] = (now(o->clock) - t) / loops;
+			times[d][r] = (bench_now(o->clock) - t) / loops;
 			if (p.checksum != ref[d].checksum)
 				b->failed = 1;
 		}
 	}
 	for (int d = 0; d < DEC_COUNT; ++d) {
-		qsort(times[d], o->reps, sizeof(double), cmp_double);
-		best[d] = times[d][0];
-		median[d] = (o->reps & 1) ? times[d][o->reps / 2]
-		                          : (times[d][o->reps / 2 - 1] +
-		                             times[d][o->reps / 2]) /
-		                                    2;
+		bench_best_median(times[d], o->reps, &best[d], &median[d]);
 	}
 
 	printf("%-28s %10zu %9" PRIu64 " %5" PRIu64, in->name, in->size,

@@ -44,6 +44,7 @@
  * ctest). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include "bench_stats.h"
 #include "elf_text.h"
 #include "libipt_dl.h"
 #include "ptdecode/ptdecode.h"
@@ -139,17 +140,6 @@ struct bench {
 	const struct ptd_libipt *ipt;
 	int failed;
 };
-
-/* Seconds on @clock: CLOCK_MONOTONIC, or with --cpu-time the thread's CPU
- * time (which leaves out the time other jobs take the core away on a shared
- * machine). */
-static double now(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void input_config(struct pt_config *config, const struct input *in)
 {
@@ -566,13 +556,6 @@ static int check_batch(const struct input *in)
 	return failed ? -1 : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static int same_work(const struct pass *a, const struct pass *b)
 {
 	return a->cond == b->cond && a->taken == b->taken &&
@@ -600,14 +583,14 @@ static void bench_input(struct bench *b, const struct input *in)
 			ref[d] = ref[DEC_IPT];
 			continue;
 		}
-		t = now(o->clock);
+		t = bench_now(o->clock);
 		if (run(b, d, in, &ref[d]) < 0) {
 			fprintf(stderr, "%s: cannot allocate a decoder\n",
 			        in->name);
 			b->failed = 1;
 			return;
 		}
-		t = now(o->clock) - t;
+		t = bench_now(o->clock) - t;
 		if (d == DEC_IPT && t < o->min_seconds) {
 			double want = o->min_seconds / (t > 1e-7 ? t : 1e-7);
 
@@ -631,21 +614,16 @@ static void bench_input(struct bench *b, const struct input *in)
 				continue;
 			}
 
-			t = now(o->clock);
+			t = bench_now(o->clock);
 			for (unsigned l = 0; l < loops; ++l)
 				(void)run(b, d, in, &p);
-			times[d][r] = (now(o->clock) - t) / loops;
+			times[d][r] = (bench_now(o->clock) - t) / loops;
 			if (p.checksum != ref[d].checksum)
 				b->failed = 1;
 		}
 	}
 	for (int d = 0; d < DEC_COUNT; ++d) {
-		qsort(times[d], o->reps, sizeof(double), cmp_double);
-		best[d] = times[d][0];
-		median[d] = (o->reps & 1) ? times[d][o->reps / 2]
-		                          : (times[d][o->reps / 2 - 1] +
-		                             times[d][o->reps / 2]) /
-		                                    2;
+		bench_best_median(times[d], o->reps, &best[d], &median[d]);
 	}
 
 	/* The two ptdecode decoders must agree on everything, times
