@@ -15,65 +15,42 @@
 
 #include "flow/qsrc.h"
 
-struct trace {
-	struct pt_packet packets[64];
-	size_t n;
-	uint8_t buf[512];
-	size_t size;
-};
+/* An IP packet with the IP in full, or suppressed if @ip is 0. */
+static void add_ip(struct ptd_t_trace *t, enum pt_packet_type type, uint64_t ip)
+{
+	ptd_t_add_ip(t, type, ip ? pt_ipc_sext_48 : pt_ipc_suppressed, ip);
+}
 
-static struct pt_packet *add(struct trace *t, enum pt_packet_type type)
+static void add_psb(struct ptd_t_trace *t, uint64_t ip)
 {
 	struct pt_packet *p;
 
-	assert_true(t->n < sizeof(t->packets) / sizeof(t->packets[0]));
-	p = &t->packets[t->n++];
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	return p;
-}
-
-static void add_ip(struct trace *t, enum pt_packet_type type, uint64_t ip)
-{
-	struct pt_packet *p = add(t, type);
-
-	p->payload.ip.ipc = ip ? pt_ipc_sext_48 : pt_ipc_suppressed;
-	p->payload.ip.ip = ip;
-}
-
-static void add_psb(struct trace *t, uint64_t ip)
-{
-	struct pt_packet *p;
-
-	add(t, ppt_psb);
-	p = add(t, ppt_mode);
+	ptd_t_add(t, ppt_psb);
+	p = ptd_t_add(t, ppt_mode);
 	p->payload.mode.leaf = pt_mol_exec;
 	p->payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
 	add_ip(t, ppt_fup, ip);
-	add(t, ppt_psbend);
+	ptd_t_add(t, ppt_psbend);
 }
 
-static void add_tnt(struct trace *t, uint8_t size, uint64_t bits)
+static void add_tnt(struct ptd_t_trace *t, uint8_t size, uint64_t bits)
 {
-	struct pt_packet *p = add(t, ppt_tnt_8);
-
-	p->payload.tnt.bit_size = size;
-	p->payload.tnt.payload = bits;
+	ptd_t_add_tnt(t, ppt_tnt_8, size, bits);
 }
 
 /* Room for the numbers that take() logs. */
 enum { log_cap = 512 };
 
-static void encode(struct trace *t, struct pt_config *config)
+static void encode(struct ptd_t_trace *t, struct pt_config *config)
 {
-	t->size = ptd_t_encode(t->buf, sizeof(t->buf), t->packets, t->n);
+	ptd_t_trace_encode(t);
 	pt_config_init(config);
 	config->begin = t->buf;
 	config->end = t->buf + t->size;
 }
 
 /* Two PSB segments: outcomes, a TIP, more outcomes, a TIP.PGD. */
-static void trace_two_segments(struct trace *t, struct pt_config *config)
+static void trace_two_segments(struct ptd_t_trace *t, struct pt_config *config)
 {
 	memset(t, 0, sizeof(*t));
 	add_psb(t, 0x1000);
@@ -87,23 +64,26 @@ static void trace_two_segments(struct trace *t, struct pt_config *config)
 
 /* Three PSB segments with timing packets: TSC and CBR in each PSB+, a TSC
  * and a CBR (an event) between outcomes. */
-static void trace_timed(struct trace *t, struct pt_config *config)
+static void trace_timed(struct ptd_t_trace *t, struct pt_config *config)
 {
 	uint64_t seg;
 
 	memset(t, 0, sizeof(*t));
 	for (seg = 0; seg < 3; seg++) {
-		add(t, ppt_psb);
-		add(t, ppt_tsc)->payload.tsc.tsc = 0x10000 * (seg + 1);
-		add(t, ppt_cbr)->payload.cbr.ratio = (uint8_t)(0x10 + seg);
-		add(t, ppt_mode)->payload.mode.bits.exec =
+		ptd_t_add(t, ppt_psb);
+		ptd_t_add(t, ppt_tsc)->payload.tsc.tsc = 0x10000 * (seg + 1);
+		ptd_t_add(t, ppt_cbr)->payload.cbr.ratio =
+		        (uint8_t)(0x10 + seg);
+		ptd_t_add(t, ppt_mode)->payload.mode.bits.exec =
 		        pt_set_exec_mode(ptem_64bit);
 		add_ip(t, ppt_fup, 0x1000 * (seg + 1));
-		add(t, ppt_psbend);
+		ptd_t_add(t, ppt_psbend);
 		add_tnt(t, 2, 0x2);
-		add(t, ppt_tsc)->payload.tsc.tsc = 0x10000 * (seg + 1) + 0x800;
+		ptd_t_add(t, ppt_tsc)->payload.tsc.tsc =
+		        0x10000 * (seg + 1) + 0x800;
 		add_tnt(t, 2, 0x1);
-		add(t, ppt_cbr)->payload.cbr.ratio = (uint8_t)(0x20 + seg);
+		ptd_t_add(t, ppt_cbr)->payload.cbr.ratio =
+		        (uint8_t)(0x20 + seg);
 		add_tnt(t, 1, 0x1);
 		add_ip(t, seg == 2 ? ppt_tip_pgd : ppt_tip,
 		       seg == 2 ? 0 : 0x1000 * (seg + 2));
@@ -158,7 +138,7 @@ static void test_sync_at_end(void **state)
 	uint64_t logs[2][log_cap], offset[2], sync[2];
 	size_t nlogs[2] = {0, 0};
 	struct pt_config config;
-	struct trace t;
+	struct ptd_t_trace t;
 	int batch;
 
 	(void)state;
@@ -199,7 +179,7 @@ static void test_sync_in_the_middle(void **state)
 	uint64_t logs[2][log_cap], sync[2];
 	size_t nlogs[2] = {0, 0};
 	struct pt_config config;
-	struct trace t;
+	struct ptd_t_trace t;
 	int batch;
 
 	(void)state;
@@ -242,7 +222,7 @@ static void test_offset_ends_batches(void **state)
 	uint64_t logs[2][log_cap], offset[2];
 	size_t nlogs[2] = {0, 0};
 	struct pt_config config;
-	struct trace t;
+	struct ptd_t_trace t;
 	int batch;
 
 	(void)state;
@@ -288,7 +268,7 @@ static void error_pass(int batch, int ask_first, uint64_t *log, size_t *nlog,
 {
 	struct pt_config config;
 	struct ptd_qsrc qs;
-	struct trace t;
+	struct ptd_t_trace t;
 	uint64_t ip = 0, off = 0;
 	int status, seg;
 

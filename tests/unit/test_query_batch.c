@@ -17,66 +17,23 @@
 
 #include "ptdecode/ptdecode.h"
 
-struct trace {
-	struct pt_packet packets[64];
-	size_t n;
-	uint8_t buf[1024];
-	size_t size;
-};
+#include "test_util.h"
 
-static struct pt_packet *add(struct trace *t, enum pt_packet_type type)
+static void add_psb(struct ptd_t_trace *t, uint64_t tsc, uint64_t ip)
 {
-	struct pt_packet *p;
-
-	assert_true(t->n < sizeof(t->packets) / sizeof(t->packets[0]));
-	p = &t->packets[t->n++];
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	return p;
+	ptd_t_add(t, ppt_psb);
+	ptd_t_add_tsc(t, tsc);
+	ptd_t_add_ip(t, ppt_fup, pt_ipc_full, ip);
+	ptd_t_add(t, ppt_psbend);
 }
 
-static void add_ip(struct trace *t, enum pt_packet_type type,
-                   enum pt_ip_compression ipc, uint64_t ip)
-{
-	struct pt_packet *p = add(t, type);
-
-	p->payload.ip.ipc = ipc;
-	p->payload.ip.ip = ip;
-}
-
-static void add_tnt(struct trace *t, enum pt_packet_type type, uint8_t size,
-                    uint64_t bits)
-{
-	struct pt_packet *p = add(t, type);
-
-	p->payload.tnt.bit_size = size;
-	p->payload.tnt.payload = bits;
-}
-
-static void add_psb(struct trace *t, uint64_t tsc, uint64_t ip)
-{
-	add(t, ppt_psb);
-	add(t, ppt_tsc)->payload.tsc.tsc = tsc;
-	add_ip(t, ppt_fup, pt_ipc_full, ip);
-	add(t, ppt_psbend);
-}
-
-static struct pt_query_decoder *decoder(struct trace *t)
+static struct pt_query_decoder *decoder(struct ptd_t_trace *t)
 {
 	struct pt_config config;
-	struct pt_encoder *enc;
-	uint64_t offset = 0;
 
+	ptd_t_trace_encode(t);
 	pt_config_init(&config);
 	config.begin = t->buf;
-	config.end = t->buf + sizeof(t->buf);
-	enc = pt_alloc_encoder(&config);
-	assert_non_null(enc);
-	for (size_t i = 0; i < t->n; ++i)
-		assert_true(pt_enc_next(enc, &t->packets[i]) > 0);
-	assert_int_equal(pt_enc_get_offset(enc, &offset), 0);
-	pt_free_encoder(enc);
-	t->size = (size_t)offset;
 	config.end = t->buf + t->size;
 	return pt_qry_alloc_decoder(&config);
 }
@@ -89,23 +46,23 @@ static void test_items(void **state)
 	struct ptd_qry_item items[32];
 	struct pt_event events[8];
 	struct pt_query_decoder *dec;
-	struct trace t = {0};
+	struct ptd_t_trace t = {0};
 	size_t i = 0;
 	int n;
 
 	(void)state;
 	add_psb(&t, 0x1000, 0x401000);
-	add_tnt(&t, ppt_tnt_8, 3, 0x5); /* 1 0 1 */
-	add(&t, ppt_pad);
-	add_tnt(&t, ppt_tnt_64, 40, UINT64_C(1) << 39);
-	add(&t, ppt_tsc)->payload.tsc.tsc = 0x2000;
-	add_tnt(&t, ppt_tnt_8, 2, 0x1); /* 0 1 */
-	add_ip(&t, ppt_tip, pt_ipc_update_16, 0x2000);
-	add_ip(&t, ppt_tip_pgd, pt_ipc_suppressed, 0);
-	add_ip(&t, ppt_tip_pge, pt_ipc_update_16, 0x3000);
-	add_tnt(&t, ppt_tnt_8, 1, 0x1);
+	ptd_t_add_tnt(&t, ppt_tnt_8, 3, 0x5); /* 1 0 1 */
+	ptd_t_add(&t, ppt_pad);
+	ptd_t_add_tnt(&t, ppt_tnt_64, 40, UINT64_C(1) << 39);
+	ptd_t_add_tsc(&t, 0x2000);
+	ptd_t_add_tnt(&t, ppt_tnt_8, 2, 0x1); /* 0 1 */
+	ptd_t_add_ip(&t, ppt_tip, pt_ipc_update_16, 0x2000);
+	ptd_t_add_ip(&t, ppt_tip_pgd, pt_ipc_suppressed, 0);
+	ptd_t_add_ip(&t, ppt_tip_pge, pt_ipc_update_16, 0x3000);
+	ptd_t_add_tnt(&t, ppt_tnt_8, 1, 0x1);
 	add_psb(&t, 0x5000, 0x405000);
-	add_tnt(&t, ppt_tnt_8, 1, 0x0);
+	ptd_t_add_tnt(&t, ppt_tnt_8, 1, 0x0);
 	dec = decoder(&t);
 	assert_non_null(dec);
 	/* Put bytes that are no packet (0x02 0xff) before the second PSB. */
@@ -200,7 +157,7 @@ static void test_items(void **state)
 }
 
 /* A decoder for @t without its last @cut bytes. */
-static struct pt_query_decoder *decoder_cut(struct trace *t, size_t cut)
+static struct pt_query_decoder *decoder_cut(struct ptd_t_trace *t, size_t cut)
 {
 	struct pt_query_decoder *dec = decoder(t);
 	struct pt_config config;
@@ -242,11 +199,11 @@ static void test_end_in_packet(void **state)
 	(void)state;
 	/* A TNT-64 cut short: pt_qry_cond_branch() fails. */
 	{
-		struct trace t = {0};
+		struct ptd_t_trace t = {0};
 
 		add_psb(&t, 0x1000, 0x401000);
-		add_tnt(&t, ppt_tnt_8, 2, 0x2);
-		add_tnt(&t, ppt_tnt_64, 40, 1);
+		ptd_t_add_tnt(&t, ppt_tnt_8, 2, 0x2);
+		ptd_t_add_tnt(&t, ppt_tnt_64, 40, 1);
 		dec = decoder_cut(&t, 5);
 		assert_non_null(dec);
 		n = all_items(dec, items, 16, events);
@@ -268,12 +225,12 @@ static void test_end_in_packet(void **state)
 	 * after the outcome says pts_event_pending, and pt_qry_event()
 	 * fails. */
 	for (int pgd = 0; pgd < 2; ++pgd) {
-		struct trace t = {0};
+		struct ptd_t_trace t = {0};
 
 		add_psb(&t, 0x1000, 0x401000);
-		add_tnt(&t, ppt_tnt_8, 1, 0x1);
-		add_ip(&t, pgd ? ppt_tip_pgd : ppt_tip, pt_ipc_sext_48,
-		       0x402000);
+		ptd_t_add_tnt(&t, ppt_tnt_8, 1, 0x1);
+		ptd_t_add_ip(&t, pgd ? ppt_tip_pgd : ppt_tip, pt_ipc_sext_48,
+		             0x402000);
 		dec = decoder_cut(&t, 2);
 		assert_non_null(dec);
 		n = all_items(dec, items, 16, events);
@@ -287,11 +244,11 @@ static void test_end_in_packet(void **state)
 	}
 	/* The same, whole: the end that pts_eos announces has no item. */
 	{
-		struct trace t = {0};
+		struct ptd_t_trace t = {0};
 
 		add_psb(&t, 0x1000, 0x401000);
-		add_tnt(&t, ppt_tnt_8, 1, 0x1);
-		add_ip(&t, ppt_tip_pgd, pt_ipc_sext_48, 0x402000);
+		ptd_t_add_tnt(&t, ppt_tnt_8, 1, 0x1);
+		ptd_t_add_ip(&t, ppt_tip_pgd, pt_ipc_sext_48, 0x402000);
 		dec = decoder(&t);
 		assert_non_null(dec);
 		n = all_items(dec, items, 16, events);
@@ -309,18 +266,18 @@ static void test_resync_error(void **state)
 	struct ptd_qry_item items[16];
 	struct pt_event events[8];
 	struct pt_query_decoder *dec;
-	struct trace t = {0};
+	struct ptd_t_trace t = {0};
 	size_t psb[3], npsb = 0, k;
 	int n;
 
 	(void)state;
 	add_psb(&t, 0x1000, 0x401000);
-	add_tnt(&t, ppt_tnt_8, 1, 0x1);
-	add_tnt(&t, ppt_tnt_8, 1, 0x0);
+	ptd_t_add_tnt(&t, ppt_tnt_8, 1, 0x1);
+	ptd_t_add_tnt(&t, ppt_tnt_8, 1, 0x0);
 	add_psb(&t, 0x2000, 0x402000);
-	add_tnt(&t, ppt_tnt_8, 1, 0x1);
+	ptd_t_add_tnt(&t, ppt_tnt_8, 1, 0x1);
 	add_psb(&t, 0x3000, 0x403000);
-	add_tnt(&t, ppt_tnt_8, 1, 0x0);
+	ptd_t_add_tnt(&t, ppt_tnt_8, 1, 0x0);
 	dec = decoder(&t);
 	assert_non_null(dec);
 	pt_qry_free_decoder(dec);
@@ -371,16 +328,16 @@ static void test_calls(void **state)
 	struct ptd_qry_item items[4];
 	struct pt_event events[1];
 	struct pt_query_decoder *dec;
-	struct trace t = {0};
+	struct ptd_t_trace t = {0};
 	uint64_t tsc = 0;
 	int n, taken = -1;
 
 	(void)state;
 	add_psb(&t, 0x1000, 0x401000);
-	add_tnt(&t, ppt_tnt_8, 4, 0x9); /* 1 0 0 1 */
-	add_ip(&t, ppt_tip_pgd, pt_ipc_update_16, 0x1234);
-	add_ip(&t, ppt_tip_pge, pt_ipc_update_16, 0x2000);
-	add_tnt(&t, ppt_tnt_8, 1, 0x0);
+	ptd_t_add_tnt(&t, ppt_tnt_8, 4, 0x9); /* 1 0 0 1 */
+	ptd_t_add_ip(&t, ppt_tip_pgd, pt_ipc_update_16, 0x1234);
+	ptd_t_add_ip(&t, ppt_tip_pge, pt_ipc_update_16, 0x2000);
+	ptd_t_add_tnt(&t, ppt_tnt_8, 1, 0x0);
 	dec = decoder(&t);
 	assert_non_null(dec);
 
@@ -431,22 +388,22 @@ static void test_cbr(void **state)
 	struct ptd_qry_item items[16];
 	struct pt_event events[8];
 	struct pt_query_decoder *dec;
-	struct trace t = {0};
+	struct ptd_t_trace t = {0};
 	struct pt_packet *p;
 	int n;
 
 	(void)state;
-	add(&t, ppt_psb);
-	p = add(&t, ppt_mode);
+	ptd_t_add(&t, ppt_psb);
+	p = ptd_t_add(&t, ppt_mode);
 	p->payload.mode.leaf = pt_mol_exec;
 	p->payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
-	add(&t, ppt_cbr)->payload.cbr.ratio = 0x10;
-	add_ip(&t, ppt_fup, pt_ipc_full, 0x401000);
-	add(&t, ppt_psbend);
-	add_tnt(&t, ppt_tnt_8, 1, 0x1);
-	add(&t, ppt_cbr)->payload.cbr.ratio = 0;
-	add_tnt(&t, ppt_tnt_8, 1, 0x1);
-	add_ip(&t, ppt_tip_pgd, pt_ipc_suppressed, 0);
+	ptd_t_add(&t, ppt_cbr)->payload.cbr.ratio = 0x10;
+	ptd_t_add_ip(&t, ppt_fup, pt_ipc_full, 0x401000);
+	ptd_t_add(&t, ppt_psbend);
+	ptd_t_add_tnt(&t, ppt_tnt_8, 1, 0x1);
+	ptd_t_add(&t, ppt_cbr)->payload.cbr.ratio = 0;
+	ptd_t_add_tnt(&t, ppt_tnt_8, 1, 0x1);
+	ptd_t_add_ip(&t, ppt_tip_pgd, pt_ipc_suppressed, 0);
 	dec = decoder(&t);
 	assert_non_null(dec);
 

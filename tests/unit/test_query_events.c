@@ -12,60 +12,31 @@
 
 #include "ptdecode/ptdecode.h"
 
-/* A trace under construction. */
-struct trace {
-	struct pt_packet packets[64];
-	size_t n;
-	uint8_t buf[1024];
-	size_t size;
-};
+#include "test_util.h"
 
-static struct pt_packet *add(struct trace *t, enum pt_packet_type type)
+static void add_cfe(struct ptd_t_trace *t, enum pt_cfe_type type,
+                    uint8_t vector, int ip)
 {
-	struct pt_packet *p;
-
-	assert_true(t->n < sizeof(t->packets) / sizeof(t->packets[0]));
-	p = &t->packets[t->n++];
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	return p;
-}
-
-static void add_ip(struct trace *t, enum pt_packet_type type,
-                   enum pt_ip_compression ipc, uint64_t ip)
-{
-	struct pt_packet *p = add(t, type);
-
-	p->payload.ip.ipc = ipc;
-	p->payload.ip.ip = ip;
-}
-
-static void add_tsc(struct trace *t, uint64_t tsc)
-{
-	add(t, ppt_tsc)->payload.tsc.tsc = tsc;
-}
-
-static void add_cfe(struct trace *t, enum pt_cfe_type type, uint8_t vector,
-                    int ip)
-{
-	struct pt_packet *p = add(t, ppt_cfe);
+	struct pt_packet *p = ptd_t_add(t, ppt_cfe);
 
 	p->payload.cfe.type = type;
 	p->payload.cfe.vector = vector;
 	p->payload.cfe.ip = ip ? 1 : 0;
 }
 
-static void add_evd(struct trace *t, enum pt_evd_type type, uint64_t payload)
+static void add_evd(struct ptd_t_trace *t, enum pt_evd_type type,
+                    uint64_t payload)
 {
-	struct pt_packet *p = add(t, ppt_evd);
+	struct pt_packet *p = ptd_t_add(t, ppt_evd);
 
 	p->payload.evd.type = type;
 	p->payload.evd.payload = payload;
 }
 
-static void add_mode_exec(struct trace *t, enum pt_exec_mode mode, int iflag)
+static void add_mode_exec(struct ptd_t_trace *t, enum pt_exec_mode mode,
+                          int iflag)
 {
-	struct pt_packet *p = add(t, ppt_mode);
+	struct pt_packet *p = ptd_t_add(t, ppt_mode);
 
 	p->payload.mode.leaf = pt_mol_exec;
 	p->payload.mode.bits.exec = pt_set_exec_mode(mode);
@@ -73,31 +44,13 @@ static void add_mode_exec(struct trace *t, enum pt_exec_mode mode, int iflag)
 }
 
 /* PSB+ at 0x401000 with tracing on and TSC @tsc. */
-static void add_psb(struct trace *t, uint64_t tsc, int iflag)
+static void add_psb(struct ptd_t_trace *t, uint64_t tsc, int iflag)
 {
-	add(t, ppt_psb);
-	add_tsc(t, tsc);
+	ptd_t_add(t, ppt_psb);
+	ptd_t_add_tsc(t, tsc);
 	add_mode_exec(t, ptem_64bit, iflag);
-	add_ip(t, ppt_fup, pt_ipc_full, 0x401000);
-	add(t, ppt_psbend);
-}
-
-static void encode(struct trace *t)
-{
-	struct pt_config config;
-	struct pt_encoder *enc;
-	uint64_t offset = 0;
-
-	pt_config_init(&config);
-	config.begin = t->buf;
-	config.end = t->buf + sizeof(t->buf);
-	enc = pt_alloc_encoder(&config);
-	assert_non_null(enc);
-	for (size_t i = 0; i < t->n; ++i)
-		assert_true(pt_enc_next(enc, &t->packets[i]) > 0);
-	assert_int_equal(pt_enc_get_offset(enc, &offset), 0);
-	pt_free_encoder(enc);
-	t->size = (size_t)offset;
+	ptd_t_add_ip(t, ppt_fup, pt_ipc_full, 0x401000);
+	ptd_t_add(t, ppt_psbend);
 }
 
 /* What a user following the trace sees, in order. */
@@ -124,14 +77,14 @@ static void record(struct run *r, const struct item *it)
 
 /* Decode @t to its end like a flow decoder would: events when pending,
  * otherwise a conditional branch, or else an indirect branch. */
-static void drive(struct trace *t, int iflags_events, struct run *r)
+static void drive(struct ptd_t_trace *t, int iflags_events, struct run *r)
 {
 	struct pt_query_decoder *dec;
 	struct pt_config config;
 	uint64_t ip = 0;
 	int status;
 
-	encode(t);
+	ptd_t_trace_encode(t);
 	memset(r, 0, sizeof(*r));
 	pt_config_init(&config);
 	config.begin = t->buf;
@@ -210,7 +163,7 @@ static size_t after_psb(const struct run *r, int iflags_events)
  * indirect branch. */
 static void test_interrupt_bound(void **state)
 {
-	struct trace t = {0};
+	struct ptd_t_trace t = {0};
 	struct run r;
 	const struct pt_event *ev;
 	size_t i;
@@ -219,9 +172,9 @@ static void test_interrupt_bound(void **state)
 	add_psb(&t, 0x1000, 0);
 	add_evd(&t, pt_evd_cr2, 0xdead000);
 	add_cfe(&t, pt_cfe_intr, pt_cfe_intr_pf, 1);
-	add_tsc(&t, 0x2000);
-	add_ip(&t, ppt_fup, pt_ipc_update_16, 0x1234);
-	add_ip(&t, ppt_tip, pt_ipc_full, 0xffffffff81000000);
+	ptd_t_add_tsc(&t, 0x2000);
+	ptd_t_add_ip(&t, ppt_fup, pt_ipc_update_16, 0x1234);
+	ptd_t_add_ip(&t, ppt_tip, pt_ipc_full, 0xffffffff81000000);
 	drive(&t, 0, &r);
 
 	i = after_psb(&r, 0);
@@ -243,7 +196,7 @@ static void test_interrupt_bound(void **state)
  * of the transfer and the asynchronous branch still follows. */
 static void test_interrupt_unbound(void **state)
 {
-	struct trace t = {0};
+	struct ptd_t_trace t = {0};
 	struct run r;
 	const struct pt_event *ev;
 	size_t i;
@@ -251,8 +204,8 @@ static void test_interrupt_unbound(void **state)
 	(void)state;
 	add_psb(&t, 0x1000, 0);
 	add_cfe(&t, pt_cfe_intr, 32, 0);
-	add_ip(&t, ppt_fup, pt_ipc_update_16, 0x2000);
-	add_ip(&t, ppt_tip, pt_ipc_full, 0xffffffff81000000);
+	ptd_t_add_ip(&t, ppt_fup, pt_ipc_update_16, 0x2000);
+	ptd_t_add_ip(&t, ppt_tip, pt_ipc_full, 0xffffffff81000000);
 	drive(&t, 0, &r);
 
 	i = after_psb(&r, 0);
@@ -270,24 +223,24 @@ static void test_interrupt_unbound(void **state)
  * of the CFE. */
 static void test_standalone_disabled(void **state)
 {
-	struct trace t = {0};
+	struct ptd_t_trace t = {0};
 	struct run r;
 	const struct pt_event *ev;
 	size_t i = 0;
 
 	(void)state;
-	add(&t, ppt_psb);
-	add_tsc(&t, 0x1000);
-	add(&t, ppt_psbend);
+	ptd_t_add(&t, ppt_psb);
+	ptd_t_add_tsc(&t, 0x1000);
+	ptd_t_add(&t, ppt_psbend);
 	add_cfe(&t, pt_cfe_intr, 2, 0);
-	add_tsc(&t, 0x1100);
+	ptd_t_add_tsc(&t, 0x1100);
 	add_cfe(&t, pt_cfe_sipi, 0x9a, 0);
 	add_cfe(&t, pt_cfe_init, 0, 0);
 	add_cfe(&t, pt_cfe_smi, 0, 0);
 	add_cfe(&t, pt_cfe_uintr, 7, 0);
 	add_cfe(&t, pt_cfe_swintr, 0x80, 0);
 	add_cfe(&t, pt_cfe_syscall, 0, 0);
-	add_ip(&t, ppt_tip_pge, pt_ipc_full, 0x500000);
+	ptd_t_add_ip(&t, ppt_tip_pge, pt_ipc_full, 0x500000);
 	drive(&t, 0, &r);
 
 	ev = event_at(&r, i++, ptev_interrupt);
@@ -326,7 +279,7 @@ static void test_standalone_always(void **state)
 
 	(void)state;
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); ++k) {
-		struct trace t = {0};
+		struct ptd_t_trace t = {0};
 		struct run r;
 		const struct pt_event *ev;
 		size_t i;
@@ -334,8 +287,8 @@ static void test_standalone_always(void **state)
 		add_psb(&t, 0x1000, 0);
 		add_cfe(&t, kinds[k].cfe, 0, 0);
 		add_cfe(&t, kinds[k].cfe, 0, 1);
-		add_ip(&t, ppt_fup, pt_ipc_update_16, 0x3000);
-		add_ip(&t, ppt_tip, pt_ipc_update_16, 0x4000);
+		ptd_t_add_ip(&t, ppt_fup, pt_ipc_update_16, 0x3000);
+		ptd_t_add_ip(&t, ppt_tip, pt_ipc_update_16, 0x4000);
 		drive(&t, 0, &r);
 
 		i = after_psb(&r, 0);
@@ -370,7 +323,7 @@ static void test_standalone_always(void **state)
  * the FUP of the exit. */
 static void test_vmexit(void **state)
 {
-	struct trace t = {0};
+	struct ptd_t_trace t = {0};
 	struct run r;
 	const struct pt_event *ev;
 	size_t i;
@@ -380,9 +333,9 @@ static void test_vmexit(void **state)
 	add_evd(&t, pt_evd_vmxr, 1);
 	add_evd(&t, pt_evd_vmxq, 0x55);
 	add_cfe(&t, pt_cfe_vmexit_intr, 0x20, 1);
-	add_ip(&t, ppt_fup, pt_ipc_update_16, 0x5000);
+	ptd_t_add_ip(&t, ppt_fup, pt_ipc_update_16, 0x5000);
 	add_cfe(&t, pt_cfe_vmexit, 0, 1);
-	add_ip(&t, ppt_fup, pt_ipc_update_16, 0x6000);
+	ptd_t_add_ip(&t, ppt_fup, pt_ipc_update_16, 0x6000);
 	drive(&t, 0, &r);
 
 	i = after_psb(&r, 0);
@@ -407,7 +360,7 @@ static void test_vmexit(void **state)
  * is a bad context. */
 static void test_rsm_and_errors(void **state)
 {
-	struct trace t = {0};
+	struct ptd_t_trace t = {0};
 	struct run r;
 	const struct pt_event *ev;
 	size_t i;
@@ -415,8 +368,8 @@ static void test_rsm_and_errors(void **state)
 	(void)state;
 	add_psb(&t, 0x1000, 0);
 	add_cfe(&t, pt_cfe_rsm, 0, 0);
-	add_ip(&t, ppt_fup, pt_ipc_update_16, 0x7000);
-	add_ip(&t, ppt_tip, pt_ipc_update_16, 0x8000);
+	ptd_t_add_ip(&t, ppt_fup, pt_ipc_update_16, 0x7000);
+	ptd_t_add_ip(&t, ppt_tip, pt_ipc_update_16, 0x8000);
 	add_cfe(&t, pt_cfe_rsm, 0, 1);
 	drive(&t, 0, &r);
 
@@ -453,7 +406,7 @@ static void test_rsm_and_errors(void **state)
  * binds; an unknown EVD type is skipped. */
 static void test_unknown_cfe(void **state)
 {
-	struct trace t = {0};
+	struct ptd_t_trace t = {0};
 	struct run r;
 	size_t i;
 
@@ -461,8 +414,8 @@ static void test_unknown_cfe(void **state)
 	add_psb(&t, 0x1000, 0);
 	add_evd(&t, (enum pt_evd_type)7, 0x77);
 	add_cfe(&t, (enum pt_cfe_type)0x1f, 0, 1);
-	add_ip(&t, ppt_fup, pt_ipc_update_16, 0x9000);
-	add_ip(&t, ppt_tip, pt_ipc_update_16, 0xa000);
+	ptd_t_add_ip(&t, ppt_fup, pt_ipc_update_16, 0x9000);
+	ptd_t_add_ip(&t, ppt_tip, pt_ipc_update_16, 0xa000);
 	drive(&t, 0, &r);
 
 	i = after_psb(&r, 0);
@@ -475,7 +428,7 @@ static void test_unknown_cfe(void **state)
  * with its IP bit; bad combinations are bad packets. */
 static void test_trig(void **state)
 {
-	struct trace t = {0};
+	struct ptd_t_trace t = {0};
 	struct pt_packet *p;
 	struct run r;
 	const struct pt_event *ev;
@@ -483,21 +436,21 @@ static void test_trig(void **state)
 
 	(void)state;
 	add_psb(&t, 0x1000, 0);
-	p = add(&t, ppt_trig);
+	p = ptd_t_add(&t, ppt_trig);
 	p->payload.trig.trbv = 0x3;
 	p->payload.trig.icntv = 1;
 	p->payload.trig.icnt = 12;
 	p->payload.trig.mult = 1;
-	p = add(&t, ppt_trig);
+	p = ptd_t_add(&t, ppt_trig);
 	p->payload.trig.trbv = 0x1;
-	add_tsc(&t, 0x3000);
-	p = add(&t, ppt_trig);
+	ptd_t_add_tsc(&t, 0x3000);
+	p = ptd_t_add(&t, ppt_trig);
 	p->payload.trig.trbv = 0x4;
 	p->payload.trig.ip = 1;
 	p->payload.trig.icntv = 1;
-	add_tsc(&t, 0x4000);
-	add_ip(&t, ppt_fup, pt_ipc_update_16, 0xb000);
-	p = add(&t, ppt_trig);
+	ptd_t_add_tsc(&t, 0x4000);
+	ptd_t_add_ip(&t, ppt_fup, pt_ipc_update_16, 0xb000);
+	p = ptd_t_add(&t, ppt_trig);
 	p->payload.trig.ip = 1;
 	p->payload.trig.icntv = 1;
 	p->payload.trig.icnt = 1;
@@ -529,7 +482,7 @@ static void test_trig(void **state)
  * that does not change IF gives none. */
 static void test_iflags(void **state)
 {
-	struct trace t = {0};
+	struct ptd_t_trace t = {0};
 	struct run r;
 	const struct pt_event *ev;
 	size_t i;
@@ -537,11 +490,11 @@ static void test_iflags(void **state)
 	(void)state;
 	add_psb(&t, 0x1000, 1);
 	add_mode_exec(&t, ptem_64bit, 0);
-	add_ip(&t, ppt_fup, pt_ipc_update_16, 0xc000);
+	ptd_t_add_ip(&t, ppt_fup, pt_ipc_update_16, 0xc000);
 	add_mode_exec(&t, ptem_64bit, 0);
-	add_ip(&t, ppt_tip, pt_ipc_update_16, 0xd000);
+	ptd_t_add_ip(&t, ppt_tip, pt_ipc_update_16, 0xd000);
 	add_mode_exec(&t, ptem_32bit, 1);
-	add_ip(&t, ppt_tip, pt_ipc_update_16, 0xe000);
+	ptd_t_add_ip(&t, ppt_tip, pt_ipc_update_16, 0xe000);
 
 	drive(&t, 1, &r);
 	i = 0;

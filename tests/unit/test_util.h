@@ -81,6 +81,62 @@ static inline size_t ptd_t_encode(uint8_t *buf, size_t size,
 	return (size_t)offset;
 }
 
+/* A trace under construction: packets appended with ptd_t_add() and its
+ * variants, then encoded into @buf with ptd_t_trace_encode(). */
+struct ptd_t_trace {
+	struct pt_packet packets[64];
+	size_t n;
+	uint8_t buf[1024];
+	size_t size;
+};
+
+/* Append a packet of @type with a zeroed payload to @t; returns it for the
+ * caller to fill in. */
+static inline struct pt_packet *ptd_t_add(struct ptd_t_trace *t,
+                                          enum pt_packet_type type)
+{
+	struct pt_packet *p;
+
+	assert_true(t->n < sizeof(t->packets) / sizeof(t->packets[0]));
+	p = &t->packets[t->n++];
+	memset(p, 0, sizeof(*p));
+	p->type = type;
+	return p;
+}
+
+/* Append an IP packet (TIP, TIP.PGE, TIP.PGD or FUP). */
+static inline void ptd_t_add_ip(struct ptd_t_trace *t, enum pt_packet_type type,
+                                enum pt_ip_compression ipc, uint64_t ip)
+{
+	struct pt_packet *p = ptd_t_add(t, type);
+
+	p->payload.ip.ipc = ipc;
+	p->payload.ip.ip = ip;
+}
+
+/* Append a TNT-8 or TNT-64 packet of @size outcomes @bits. */
+static inline void ptd_t_add_tnt(struct ptd_t_trace *t,
+                                 enum pt_packet_type type, uint8_t size,
+                                 uint64_t bits)
+{
+	struct pt_packet *p = ptd_t_add(t, type);
+
+	p->payload.tnt.bit_size = size;
+	p->payload.tnt.payload = bits;
+}
+
+/* Append a TSC packet. */
+static inline void ptd_t_add_tsc(struct ptd_t_trace *t, uint64_t tsc)
+{
+	ptd_t_add(t, ppt_tsc)->payload.tsc.tsc = tsc;
+}
+
+/* Encode @t's packets into t->buf and set t->size. */
+static inline void ptd_t_trace_encode(struct ptd_t_trace *t)
+{
+	t->size = ptd_t_encode(t->buf, sizeof(t->buf), t->packets, t->n);
+}
+
 /* Assert that @actual equals @expected; name the differing field. */
 static inline void ptd_t_assert_packet(const struct pt_packet *actual,
                                        const struct pt_packet *expected)
