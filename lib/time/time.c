@@ -384,11 +384,9 @@ static uint64_t ptd_acc_place(const struct ptd_time *time, uint64_t cycles,
  * time: nom_freq / CBR is the exact TSC ticks per cycle.  Updates
  * @acc->plan_weight; leaves @acc->plan_split at UINT64_MAX (half) if it
  * cannot be worked out. */
-static void ptd_acc_solve_split(struct ptd_time *time,
-                                const struct ptd_time_scan *scan)
+static void ptd_acc_solve_split(struct ptd_time *time, const struct ptd_wcyc *w)
 {
 	struct ptd_acc *acc = &time->est.acc;
-	const struct ptd_wcyc *w = &scan->wcyc;
 	uint64_t c, half, wf, wt, guess, rest, target, x;
 	int64_t num, den;
 
@@ -424,6 +422,71 @@ static void ptd_acc_solve_split(struct ptd_time *time,
 	}
 	acc->plan_split = x;
 	acc->plan_weight = rest + x * wf + (c - x) * wt;
+}
+
+/* ptd_acc_plan() for the commonest segment of CYC-dense traces: its first
+ * CYC is the one sent with the MTC that ends it, which follows right after
+ * it (PADs aside) and gives a time.  Makes the plan exactly as
+ * ptd_acc_plan() would (the look-ahead's short cut, ptd_time_lookahead(),
+ * and what ptd_acc_plan() makes of its result), without their set-up and
+ * copies.  Returns 1 if it made the plan, 0 (nothing changed) if
+ * ptd_acc_plan() must. */
+static int ptd_acc_plan_next_mtc(struct ptd_time *time,
+                                 const struct ptd_time_ahead *ahead,
+                                 uint64_t cycles)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	struct ptd_mtc_step step;
+	struct ptd_wcyc wcyc;
+	const uint8_t *pos;
+	uint64_t all, elapsed = 0, span, predicted;
+
+	if (!ahead || !ahead->pos || !ahead->end || ahead->state.bip_size ||
+	    !time->cfg.config)
+		return 0;
+	pos = ahead->pos;
+	while (pos < ahead->end && !*pos)
+		++pos;
+	if (ahead->end - pos < 2 || pos[0] != PTD_OPC_MTC)
+		return 0;
+	/* The cycles up to the MTC: the segment's and this CYC's. */
+	all = ptd_time_sat_add(acc->seg_cycles, cycles);
+	if (acc->tcal.have_ratio)
+		elapsed = ptd_time_mulshr(all, acc->tcal.ratio, PTD_TCAL_SHIFT);
+	if (ptd_wall_mtc(&acc->wall, &time->cfg, pos[1], elapsed, &step) != 0)
+		return 0;
+	wcyc = acc->seg_wcyc;
+	ptd_wcyc_add(&wcyc, cycles, UINT64_MAX);
+
+	acc->plan = ptd_seg_open;
+	acc->plan_split = UINT64_MAX;
+	acc->la_next = pos + 2;
+	acc->la_elapsed = elapsed;
+	acc->la_step = step;
+	acc->la_ctc = pos[1];
+	acc->plan_end = step.time;
+	acc->plan_cycles = all;
+	acc->plan_unknown_weight = ptd_cbr_weight(0);
+	acc->plan_weight = ptd_wcyc_total(&wcyc, acc->plan_unknown_weight);
+	acc->plan_end_after_cyc = 1;
+	if (acc->unknown_start) {
+		if (acc->tcal.have_ratio)
+			acc->plan = ptd_seg_backward;
+		return 1;
+	}
+	if (acc->plan_end < acc->seg_start)
+		acc->plan_end = acc->seg_start;
+	acc->plan = ptd_seg_rescale;
+	ptd_acc_solve_split(time, &wcyc);
+	/* An MTC one period on is the end the cycles lead to; after more
+	 * periods, a gap may lie before it (as in ptd_acc_plan()). */
+	if (!acc->tcal.have_ratio || !acc->plan_cycles || step.periods == 1)
+		return 1;
+	span = acc->plan_end - acc->seg_start;
+	predicted = ptd_acc_ticks(acc, acc->plan_cycles);
+	if (span > predicted + predicted / 8 + 16)
+		acc->plan = ptd_seg_clamp;
+	return 1;
 }
 
 /* Work out how the current segment's CYCs map to time.  @cycles are those
@@ -482,7 +545,7 @@ static void ptd_acc_plan(struct ptd_time *time,
 		acc->plan_end = acc->seg_start;
 
 	acc->plan = ptd_seg_rescale;
-	ptd_acc_solve_split(time, &scan);
+	ptd_acc_solve_split(time, &scan.wcyc);
 	if (!acc->tcal.have_ratio || !acc->plan_cycles)
 		return;
 
@@ -524,7 +587,8 @@ static void ptd_acc_cyc(struct ptd_time *time, const struct pt_packet_cyc *cyc,
 		acc->pre_cycles = 0;
 	}
 
-	if (acc->plan == ptd_seg_none)
+	if (acc->plan == ptd_seg_none &&
+	    !ptd_acc_plan_next_mtc(time, ahead, cycles))
 		ptd_acc_plan(time, ahead, cycles);
 
 	ptd_acc_count_cyc(acc, cycles);

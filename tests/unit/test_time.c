@@ -863,6 +863,23 @@ static void test_anchor_scan_runs(void **state)
 	}
 }
 
+/* Decode the next packet of @decoder (over @buf of @size bytes) and give
+ * it to @time with the look-ahead from there. */
+static void ptd_t_step(struct pt_packet_decoder *decoder, struct ptd_time *time,
+                       const uint8_t *buf, size_t size)
+{
+	struct ptd_time_ahead ahead;
+	struct pt_packet pkt;
+	uint64_t off = 0;
+
+	assert_true(pt_pkt_next(decoder, &pkt, sizeof(pkt)) > 0);
+	assert_int_equal(pt_pkt_get_offset(decoder, &off), 0);
+	ahead.pos = buf + off;
+	ahead.end = buf + size;
+	memset(&ahead.state, 0, sizeof(ahead.state));
+	assert_int_equal(ptd_time_update(time, &pkt, &ahead), 0);
+}
+
 /* ptd_time_cyc_fast(), ptd_time_update()'s inline path for CYC packets,
  * gives exactly what ptd_time_apply() gives, packet for packet, on random
  * streams of timing packets (TSC, TMA, MTC with dropped ones, CYC, CBR,
@@ -972,6 +989,150 @@ static void test_cyc_fast_path(void **state)
 	assert_true(taken > 10000);
 }
 
+/* The plan of a segment whose first CYC is the one sent with the MTC that
+ * ends it (ptd_acc_plan_next_mtc(), without the look-ahead) is the plan the
+ * look-ahead makes: stream A has segments "CYC, PADs, MTC", stream B the
+ * same with a CYC of 0 cycles after the first CYC, so that B's plans come
+ * from the look-ahead's loop; a CYC of 0 cycles changes neither the cycles
+ * nor the time.  Both are decoded in lockstep and compared after every
+ * packet of A (B's extra CYCs aside): times, lost MTCs, and the plan with
+ * what the MTC reuses of it.  (lost_cyc differs: it counts the CYCs before
+ * calibration, and B has more.)  MTCs advance by one to four periods and
+ * the CYCs count few to many cycles, so segments are rescaled, clamped
+ * (a gap before the MTC) and, after an OVF, placed backward. */
+static void test_plan_next_mtc(void **state)
+{
+	static uint8_t bufa[32768], bufb[32768];
+	static struct pt_packet pa[4096], pb[4096];
+	static uint8_t extra[4096];
+	uint32_t seed = 11;
+	unsigned plans[8] = {0};
+
+	(void)state;
+	for (int trial = 0; trial < 40; ++trial) {
+		struct pt_packet_decoder *da, *db;
+		struct pt_config ca, cb;
+		struct ptd_time a, b;
+		size_t na = 0, nb = 0, sa, sb, ib = 0;
+		uint8_t ctc = 0x10;
+
+#define BOTH(p)                                                                \
+	do {                                                                   \
+		pa[na++] = (p);                                                \
+		extra[nb] = 0;                                                 \
+		pb[nb++] = (p);                                                \
+	} while (0)
+		BOTH(ptd_t_packet(ppt_psb));
+		BOTH(ptd_t_packet(ppt_tsc));
+		pa[na - 1].payload.tsc.tsc = pb[nb - 1].payload.tsc.tsc =
+		        100000;
+		BOTH(ptd_t_packet(ppt_tma));
+		pa[na - 1].payload.tma.ctc = pb[nb - 1].payload.tma.ctc = 0x100;
+		BOTH(ptd_t_packet(ppt_cbr));
+		pa[na - 1].payload.cbr.ratio = pb[nb - 1].payload.cbr.ratio =
+		        20;
+		BOTH(ptd_t_packet(ppt_psbend));
+		while (na < 3000) {
+			unsigned r = ptd_t_rand(&seed) % 64;
+			struct pt_packet p = ptd_t_packet(ppt_tnt_8);
+
+			/* Something between the segments, no CYC. */
+			p.payload.tnt.bit_size = 1;
+			if (r & 1)
+				BOTH(p);
+			if (r == 7 || r == 8) {
+				/* An OVF, and a CBR that gives a ratio
+				 * again, for the backward plan. */
+				BOTH(ptd_t_packet(ppt_ovf));
+				BOTH(ptd_t_packet(ppt_cbr));
+				pa[na - 1].payload.cbr.ratio =
+				        pb[nb - 1].payload.cbr.ratio = 24;
+			} else if (r == 9) {
+				BOTH(ptd_t_packet(ppt_cbr));
+				pa[na - 1].payload.cbr.ratio =
+				        pb[nb - 1].payload.cbr.ratio =
+				                (uint8_t)(8 + r % 30);
+			}
+			p = ptd_t_packet(ppt_cyc);
+			p.payload.cyc.value =
+			        (r < 32) ? ptd_t_rand(&seed) % 300
+			                 : ptd_t_rand(&seed) % 3000;
+			BOTH(p);
+			/* B: the extra CYC of 0 cycles. */
+			extra[nb] = 1;
+			pb[nb++] = ptd_t_packet(ppt_cyc);
+			for (unsigned k = ptd_t_rand(&seed) % 3; k; --k)
+				BOTH(ptd_t_packet(ppt_pad));
+			/* Mostly the next period, else two to four on. */
+			r = ptd_t_rand(&seed) % 8;
+			ctc = (uint8_t)(ctc + (r < 5 ? 1 : r - 3));
+			p = ptd_t_packet(ppt_mtc);
+			p.payload.mtc.ctc = ctc;
+			BOTH(p);
+		}
+#undef BOTH
+		sa = ptd_t_encode(bufa, sizeof(bufa), pa, na);
+		sb = ptd_t_encode(bufb, sizeof(bufb), pb, nb);
+		ptd_t_config(&ca);
+		ca.begin = bufa;
+		ca.end = bufa + sa;
+		ptd_t_config(&cb);
+		cb.begin = bufb;
+		cb.end = bufb + sb;
+		ptd_t_time(&a, &ca, ptd_time_mode_accurate);
+		ptd_t_time(&b, &cb, ptd_time_mode_accurate);
+		da = pt_pkt_alloc_decoder(&ca);
+		db = pt_pkt_alloc_decoder(&cb);
+		assert_non_null(da);
+		assert_non_null(db);
+		assert_int_equal(pt_pkt_sync_set(da, 0), 0);
+		assert_int_equal(pt_pkt_sync_set(db, 0), 0);
+		for (size_t ia = 0; ia < na; ++ia) {
+			const struct ptd_acc *xa = &a.est.acc, *xb = &b.est.acc;
+			uint64_t ta = 0, tb = 0;
+			uint32_t ma = 0, mb = 0;
+
+			ptd_t_step(da, &a, bufa, sa);
+			ptd_t_step(db, &b, bufb, sb);
+			++ib;
+			if (ib < nb && extra[ib]) {
+				ptd_t_step(db, &b, bufb, sb);
+				++ib;
+			}
+			assert_int_equal(ptd_time_get_tsc(&a, &ta, &ma, NULL),
+			                 ptd_time_get_tsc(&b, &tb, &mb, NULL));
+			assert_int_equal(ta, tb);
+			assert_int_equal(ma, mb);
+			assert_int_equal(xa->plan, xb->plan);
+			if (xa->plan == ptd_seg_none)
+				continue;
+			if (pa[ia].type == ppt_cyc && xa->plan < 8)
+				plans[xa->plan]++;
+			assert_int_equal(xa->plan_end, xb->plan_end);
+			assert_int_equal(xa->plan_cycles, xb->plan_cycles);
+			assert_int_equal(xa->plan_weight, xb->plan_weight);
+			assert_int_equal(xa->plan_unknown_weight,
+			                 xb->plan_unknown_weight);
+			assert_int_equal(xa->plan_split, xb->plan_split);
+			assert_int_equal(xa->plan_end_after_cyc,
+			                 xb->plan_end_after_cyc);
+			assert_int_equal(!xa->la_next, !xb->la_next);
+			assert_int_equal(xa->la_elapsed, xb->la_elapsed);
+			assert_int_equal(xa->la_ctc, xb->la_ctc);
+			assert_int_equal(xa->la_step.time, xb->la_step.time);
+			assert_int_equal(xa->la_step.periods,
+			                 xb->la_step.periods);
+		}
+		pt_pkt_free_decoder(da);
+		pt_pkt_free_decoder(db);
+	}
+	/* Every kind of plan came up (25,326 rescaled, 7,131 clamped, 1,047
+	 * backward when written). */
+	assert_true(plans[ptd_seg_rescale] > 1000);
+	assert_true(plans[ptd_seg_clamp] > 100);
+	assert_true(plans[ptd_seg_backward] > 10);
+}
+
 /* The anchor scan measures up to the TSC and TMA of the next PSB+, and
  * gives up at a PSB+ without a TSC (TSC packets are off from there: no
  * end to measure to, even if a TSC and TMA come later). */
@@ -1042,6 +1203,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_anchor_scan_runs),
 	        cmocka_unit_test(test_anchor_scan_psb),
 	        cmocka_unit_test(test_cyc_fast_path),
+	        cmocka_unit_test(test_plan_next_mtc),
 	};
 
 	ptd_t_filters(argc, argv);
