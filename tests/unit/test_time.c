@@ -863,6 +863,24 @@ static void test_anchor_scan_runs(void **state)
 	}
 }
 
+/* Set @config up for the @size bytes at @buf, @time on it (the accurate
+ * estimator), and return a packet decoder synchronized at its start. */
+static struct pt_packet_decoder *ptd_t_over(struct pt_config *config,
+                                            uint8_t *buf, size_t size,
+                                            struct ptd_time *time)
+{
+	struct pt_packet_decoder *decoder;
+
+	ptd_t_config(config);
+	config->begin = buf;
+	config->end = buf + size;
+	ptd_t_time(time, config, ptd_time_mode_accurate);
+	decoder = pt_pkt_alloc_decoder(config);
+	assert_non_null(decoder);
+	assert_int_equal(pt_pkt_sync_set(decoder, 0), 0);
+	return decoder;
+}
+
 /* Decode the next packet of @decoder (over @buf of @size bytes) and give
  * it to @time with the look-ahead from there. */
 static void ptd_t_step(struct pt_packet_decoder *decoder, struct ptd_time *time,
@@ -937,14 +955,8 @@ static void test_cyc_fast_path(void **state)
 		}
 		size = ptd_t_encode(buf, sizeof(buf), pkts, n);
 
-		ptd_t_config(&config);
-		config.begin = buf;
-		config.end = buf + size;
-		ptd_t_time(&a, &config, ptd_time_mode_accurate);
+		decoder = ptd_t_over(&config, buf, size, &a);
 		ptd_t_time(&b, &config, ptd_time_mode_accurate);
-		decoder = pt_pkt_alloc_decoder(&config);
-		assert_non_null(decoder);
-		assert_int_equal(pt_pkt_sync_set(decoder, 0), 0);
 		for (;;) {
 			struct ptd_time_ahead ahead;
 			struct pt_packet pkt;
@@ -1073,20 +1085,8 @@ static void test_plan_next_mtc(void **state)
 #undef BOTH
 		sa = ptd_t_encode(bufa, sizeof(bufa), pa, na);
 		sb = ptd_t_encode(bufb, sizeof(bufb), pb, nb);
-		ptd_t_config(&ca);
-		ca.begin = bufa;
-		ca.end = bufa + sa;
-		ptd_t_config(&cb);
-		cb.begin = bufb;
-		cb.end = bufb + sb;
-		ptd_t_time(&a, &ca, ptd_time_mode_accurate);
-		ptd_t_time(&b, &cb, ptd_time_mode_accurate);
-		da = pt_pkt_alloc_decoder(&ca);
-		db = pt_pkt_alloc_decoder(&cb);
-		assert_non_null(da);
-		assert_non_null(db);
-		assert_int_equal(pt_pkt_sync_set(da, 0), 0);
-		assert_int_equal(pt_pkt_sync_set(db, 0), 0);
+		da = ptd_t_over(&ca, bufa, sa, &a);
+		db = ptd_t_over(&cb, bufb, sb, &b);
 		for (size_t ia = 0; ia < na; ++ia) {
 			const struct ptd_acc *xa = &a.est.acc, *xb = &b.est.acc;
 			uint64_t ta = 0, tb = 0;
