@@ -109,6 +109,18 @@ static inline const uint8_t *ptd_qry_skip_pad(const uint8_t *pos)
 #endif
 }
 
+/* The position after the run of PADs at @pos, skipped eight bytes at a
+ * time while eight bytes are left before @end (a shorter tail of PADs is
+ * left to the caller's packet decoder).  Only where no PEBS block is open:
+ * a zero byte inside one is not a PAD. */
+static inline const uint8_t *ptd_qry_skip_pads(const uint8_t *pos,
+                                               const uint8_t *end)
+{
+	while (end - pos >= 8 && !*pos)
+		pos = ptd_qry_skip_pad(pos);
+	return pos;
+}
+
 /* Decode the packet at decoder->pos into decoder->next. */
 int ptd_qry_fetch(struct pt_query_decoder *decoder);
 

@@ -446,11 +446,11 @@ static int ptd_qry_bdm70(const struct pt_query_decoder *decoder)
 	for (;;) {
 		int size;
 
-		/* PADs go on, too: runs of them (a PSB+ and what follows it
-		 * are often padded) are skipped eight bytes at a time. */
-		while (walk.config->end - walk.pos >= 8 && !*walk.pos &&
-		       !walk.pstate.bip_size)
-			walk.pos = ptd_qry_skip_pad(walk.pos);
+		/* PADs go on, too: a PSB+ and what follows it are often
+		 * padded. */
+		if (!walk.pstate.bip_size)
+			walk.pos =
+			        ptd_qry_skip_pads(walk.pos, walk.config->end);
 		size = ptd_qry_walk_next(&walk, &pkt, NULL, NULL);
 		if (size < 0)
 			return size == -pte_eos ? 0 : size;
@@ -544,9 +544,8 @@ static int ptd_qry_read_psb_header(struct pt_query_decoder *decoder)
 
 		/* A PAD changes nothing (neither the packet state nor the
 		 * time): skip runs of them without the general fetch. */
-		while (decoder->config.end - decoder->pos >= 8 &&
-		       !*decoder->pos)
-			decoder->pos = ptd_qry_skip_pad(decoder->pos);
+		decoder->pos =
+		        ptd_qry_skip_pads(decoder->pos, decoder->config.end);
 		err = ptd_qry_fetch(decoder);
 
 		if (err < 0)

@@ -241,35 +241,6 @@ static const uint8_t *ptd_scan_skip_cyc(const uint8_t *pos, const uint8_t *end,
 	return pos;
 }
 
-/* The scan ends at an MTC of payload @payload that gives a time at @step
- * (ptd_wall_mtc() with @elapsed), and the trace goes on at @next after it;
- * @fresh: from the wall clock the scan started with (then the engine may
- * take the step from here, ptd_time_scan.mtc_next). */
-static void ptd_scan_mtc_end(struct ptd_time_scan *scan,
-                             const struct ptd_mtc_step *step, uint8_t payload,
-                             uint64_t elapsed, const uint8_t *next, int fresh)
-{
-	scan->have_end = 1;
-	scan->end_time = step->time;
-	scan->periods = step->periods;
-	if (fresh) {
-		scan->mtc_next = next;
-		scan->mtc_elapsed = elapsed;
-		scan->mtc_step = *step;
-		scan->mtc_ctc = payload;
-	}
-}
-
-/* The TSC ticks that the scan's cycles take at @from's ratio (0 without
- * one): the estimate ptd_wall_mtc() needs at an MTC. */
-static uint64_t ptd_scan_elapsed(const struct ptd_time_scan *scan,
-                                 const struct ptd_time_from *from)
-{
-	if (!from->have_ratio)
-		return 0;
-	return ptd_time_mulshr(scan->cycles, from->ratio, PTD_TCAL_SHIFT);
-}
-
 /* An MTC met during the scan, which goes on at @next after it; @fresh: the
  * scan has not changed @wall yet.  Returns 1 if it ends the scan. */
 static int ptd_scan_mtc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
@@ -283,7 +254,15 @@ static int ptd_scan_mtc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
 	status = ptd_wall_mtc(wall, cfg, payload, elapsed, &step);
 	switch (status) {
 	case 0:
-		ptd_scan_mtc_end(scan, &step, payload, elapsed, next, fresh);
+		scan->have_end = 1;
+		scan->end_time = step.time;
+		scan->periods = step.periods;
+		if (fresh) {
+			scan->mtc_next = next;
+			scan->mtc_elapsed = elapsed;
+			scan->mtc_step = step;
+			scan->mtc_ctc = payload;
+		}
 		return 1;
 
 	case 1:
@@ -321,30 +300,6 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 		ptd_scan_cyc(scan, from->cyc);
 	if (!ahead->pos || !ahead->end)
 		return 0;
-
-	/* The most common segment on CYC-dense traces ends with the CYC sent
-	 * with its MTC: the MTC follows right here (PADs aside).  What the
-	 * loop below would make of it, without its set-up, when the MTC gives
-	 * a time or only the CTC phase (else the loop takes it). */
-	pos = ahead->pos;
-	if (!ahead->state.bip_size) {
-		while (pos < ahead->end && !*pos)
-			++pos;
-		if (ahead->end - pos >= 2 && pos[0] == PTD_OPC_MTC) {
-			const uint64_t elapsed = ptd_scan_elapsed(scan, from);
-			struct ptd_mtc_step step;
-			int status = ptd_wall_mtc(from->wall, cfg, pos[1],
-			                          elapsed, &step);
-
-			if (status == 0 || status == 1) {
-				scan->end_after_cyc = 1;
-				if (status == 0)
-					ptd_scan_mtc_end(scan, &step, pos[1],
-					                 elapsed, pos + 2, 1);
-				return 0;
-			}
-		}
-	}
 
 	in_psb = from->in_psb;
 	w = *from->wall;
@@ -422,7 +377,11 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 		}
 
 		case ppt_mtc:
-			elapsed = ptd_scan_elapsed(scan, from);
+			elapsed = from->have_ratio
+			                  ? ptd_time_mulshr(scan->cycles,
+			                                    from->ratio,
+			                                    PTD_TCAL_SHIFT)
+			                  : 0;
 			if (ptd_scan_mtc(&w, cfg, packet.payload.mtc.ctc,
 			                 elapsed, scan, pos, fresh))
 				return 0;

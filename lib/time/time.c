@@ -424,114 +424,32 @@ static void ptd_acc_solve_split(struct ptd_time *time, const struct ptd_wcyc *w)
 	acc->plan_weight = rest + x * wf + (c - x) * wt;
 }
 
-/* ptd_acc_plan() for the commonest segment of CYC-dense traces: its first
- * CYC is the one sent with the MTC that ends it, which follows right after
- * it (PADs aside) and gives a time.  Makes the plan exactly as
- * ptd_acc_plan() would (the look-ahead's short cut, ptd_time_lookahead(),
- * and what ptd_acc_plan() makes of its result), without their set-up and
- * copies.  Returns 1 if it made the plan, 0 (nothing changed) if
- * ptd_acc_plan() must. */
-static int ptd_acc_plan_next_mtc(struct ptd_time *time,
-                                 const struct ptd_time_ahead *ahead,
-                                 uint64_t cycles)
+/* The plan for the current segment from what the look-ahead found ahead of
+ * its first CYC (@scan, ptd_time_lookahead()).  acc->plan is
+ * ptd_seg_open and acc->plan_split UINT64_MAX on entry. */
+static inline void ptd_acc_plan_scan(struct ptd_time *time,
+                                     const struct ptd_time_scan *scan)
 {
 	struct ptd_acc *acc = &time->est.acc;
-	struct ptd_mtc_step step;
-	struct ptd_wcyc wcyc;
-	const uint8_t *pos;
-	uint64_t all, elapsed = 0, span, predicted;
-
-	if (!ahead || !ahead->pos || !ahead->end || ahead->state.bip_size ||
-	    !time->cfg.config)
-		return 0;
-	pos = ahead->pos;
-	while (pos < ahead->end && !*pos)
-		++pos;
-	if (ahead->end - pos < 2 || pos[0] != PTD_OPC_MTC)
-		return 0;
-	/* The cycles up to the MTC: the segment's and this CYC's. */
-	all = ptd_time_sat_add(acc->seg_cycles, cycles);
-	if (acc->tcal.have_ratio)
-		elapsed = ptd_time_mulshr(all, acc->tcal.ratio, PTD_TCAL_SHIFT);
-	if (ptd_wall_mtc(&acc->wall, &time->cfg, pos[1], elapsed, &step) != 0)
-		return 0;
-	wcyc = acc->seg_wcyc;
-	ptd_wcyc_add(&wcyc, cycles, UINT64_MAX);
-
-	acc->plan = ptd_seg_open;
-	acc->plan_split = UINT64_MAX;
-	acc->la_next = pos + 2;
-	acc->la_elapsed = elapsed;
-	acc->la_step = step;
-	acc->la_ctc = pos[1];
-	acc->plan_end = step.time;
-	acc->plan_cycles = all;
-	acc->plan_unknown_weight = ptd_cbr_weight(0);
-	acc->plan_weight = ptd_wcyc_total(&wcyc, acc->plan_unknown_weight);
-	acc->plan_end_after_cyc = 1;
-	if (acc->unknown_start) {
-		if (acc->tcal.have_ratio)
-			acc->plan = ptd_seg_backward;
-		return 1;
-	}
-	if (acc->plan_end < acc->seg_start)
-		acc->plan_end = acc->seg_start;
-	acc->plan = ptd_seg_rescale;
-	ptd_acc_solve_split(time, &wcyc);
-	/* An MTC one period on is the end the cycles lead to; after more
-	 * periods, a gap may lie before it (as in ptd_acc_plan()). */
-	if (!acc->tcal.have_ratio || !acc->plan_cycles || step.periods == 1)
-		return 1;
-	span = acc->plan_end - acc->seg_start;
-	predicted = ptd_acc_ticks(acc, acc->plan_cycles);
-	if (span > predicted + predicted / 8 + 16)
-		acc->plan = ptd_seg_clamp;
-	return 1;
-}
-
-/* Work out how the current segment's CYCs map to time.  @cycles are those
- * of the current CYC, not counted yet. */
-static void ptd_acc_plan(struct ptd_time *time,
-                         const struct ptd_time_ahead *ahead, uint64_t cycles)
-{
-	struct ptd_acc *acc = &time->est.acc;
-	struct ptd_time_scan scan;
-	struct ptd_time_from from;
 	uint64_t span, predicted;
 
-	acc->plan = ptd_seg_open;
-	acc->plan_split = UINT64_MAX;
-	if (!ahead)
-		return;
-
-	memset(&from, 0, sizeof(from));
-	from.wall = &acc->wall;
-	from.cycles = acc->seg_cycles;
-	from.wcyc = acc->seg_wcyc;
-	from.cyc = cycles;
-	from.have_cyc = 1;
-	from.in_psb = time->in_psb;
-	from.have_ratio = acc->tcal.have_ratio;
-	from.ratio = acc->tcal.ratio;
-	if (ptd_time_lookahead(ahead, &time->cfg, &from, &scan) < 0)
-		return;
-	acc->la_next = scan.mtc_next;
-	acc->la_elapsed = scan.mtc_elapsed;
-	acc->la_step = scan.mtc_step;
-	acc->la_ctc = scan.mtc_ctc;
-	if (!scan.have_end)
+	acc->la_next = scan->mtc_next;
+	acc->la_elapsed = scan->mtc_elapsed;
+	acc->la_step = scan->mtc_step;
+	acc->la_ctc = scan->mtc_ctc;
+	if (!scan->have_end)
 		return;
 
 	/* Before the first TSC, time is relative: a TSC ahead is no end
 	 * to rescale to. */
-	if (scan.end_is_tsc && !time->have_tsc)
+	if (scan->end_is_tsc && !time->have_tsc)
 		return;
 
-	acc->plan_end = scan.end_time;
-	acc->plan_cycles = scan.cycles;
-	acc->plan_unknown_weight = scan.unknown_weight;
-	acc->plan_weight = ptd_wcyc_total(&scan.wcyc, scan.unknown_weight);
-	acc->plan_end_after_cyc = scan.end_after_cyc;
+	acc->plan_end = scan->end_time;
+	acc->plan_cycles = scan->cycles;
+	acc->plan_unknown_weight = scan->unknown_weight;
+	acc->plan_weight = ptd_wcyc_total(&scan->wcyc, scan->unknown_weight);
+	acc->plan_end_after_cyc = scan->end_after_cyc;
 
 	if (acc->unknown_start) {
 		if (acc->tcal.have_ratio)
@@ -545,15 +463,15 @@ static void ptd_acc_plan(struct ptd_time *time,
 		acc->plan_end = acc->seg_start;
 
 	acc->plan = ptd_seg_rescale;
-	ptd_acc_solve_split(time, &scan.wcyc);
+	ptd_acc_solve_split(time, &scan->wcyc);
 	if (!acc->tcal.have_ratio || !acc->plan_cycles)
 		return;
 
-	if (time->cfg.skl168 && scan.crosses_psb) {
+	if (time->cfg.skl168 && scan->crosses_psb) {
 		acc->plan = ptd_seg_clamp;
 		return;
 	}
-	if (!scan.end_is_tsc && scan.periods == 1)
+	if (!scan->end_is_tsc && scan->periods == 1)
 		return;
 
 	/* More time than the cycles account for: a gap (deep sleep, tracing
@@ -562,6 +480,81 @@ static void ptd_acc_plan(struct ptd_time *time,
 	predicted = ptd_acc_ticks(acc, acc->plan_cycles);
 	if (span > predicted + predicted / 8 + 16)
 		acc->plan = ptd_seg_clamp;
+}
+
+/* What ptd_time_lookahead() finds for the commonest segment of CYC-dense
+ * traces, without its set-up: the segment's first CYC is the one sent with
+ * the MTC that ends it, which follows right after it (PADs aside) and gives
+ * a time.  Fills @scan and returns 1 in that case, else returns 0 (then the
+ * look-ahead's loop finds the end). */
+static int ptd_acc_scan_next_mtc(const struct ptd_time *time,
+                                 const struct ptd_time_ahead *ahead,
+                                 uint64_t cycles, struct ptd_time_scan *scan)
+{
+	const struct ptd_acc *acc = &time->est.acc;
+	const uint8_t *pos;
+	uint64_t elapsed = 0;
+
+	if (!ahead->pos || !ahead->end || ahead->state.bip_size ||
+	    !time->cfg.config)
+		return 0;
+	pos = ahead->pos;
+	while (pos < ahead->end && !*pos)
+		++pos;
+	if (ahead->end - pos < 2 || pos[0] != PTD_OPC_MTC)
+		return 0;
+	/* The cycles up to the MTC: the segment's and this CYC's. */
+	scan->cycles = ptd_time_sat_add(acc->seg_cycles, cycles);
+	if (acc->tcal.have_ratio)
+		elapsed = ptd_time_mulshr(scan->cycles, acc->tcal.ratio,
+		                          PTD_TCAL_SHIFT);
+	if (ptd_wall_mtc(&acc->wall, &time->cfg, pos[1], elapsed,
+	                 &scan->mtc_step) != 0)
+		return 0;
+	scan->wcyc = acc->seg_wcyc;
+	ptd_wcyc_add(&scan->wcyc, cycles, UINT64_MAX);
+	scan->unknown_weight = ptd_cbr_weight(0);
+	/* Every field is set (no memset: this is the hot case). */
+	scan->have_end = 1;
+	scan->end_is_tsc = 0;
+	scan->end_in_psb = 0;
+	scan->crosses_psb = 0;
+	scan->end_time = scan->mtc_step.time;
+	scan->periods = scan->mtc_step.periods;
+	scan->end_after_cyc = 1;
+	scan->mtc_next = pos + 2;
+	scan->mtc_elapsed = elapsed;
+	scan->mtc_ctc = pos[1];
+	return 1;
+}
+
+/* Work out how the current segment's CYCs map to time.  @cycles are those
+ * of the current CYC, not counted yet. */
+static void ptd_acc_plan(struct ptd_time *time,
+                         const struct ptd_time_ahead *ahead, uint64_t cycles)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	struct ptd_time_scan scan;
+	struct ptd_time_from from;
+
+	acc->plan = ptd_seg_open;
+	acc->plan_split = UINT64_MAX;
+	if (!ahead)
+		return;
+	if (!ptd_acc_scan_next_mtc(time, ahead, cycles, &scan)) {
+		memset(&from, 0, sizeof(from));
+		from.wall = &acc->wall;
+		from.cycles = acc->seg_cycles;
+		from.wcyc = acc->seg_wcyc;
+		from.cyc = cycles;
+		from.have_cyc = 1;
+		from.in_psb = time->in_psb;
+		from.have_ratio = acc->tcal.have_ratio;
+		from.ratio = acc->tcal.ratio;
+		if (ptd_time_lookahead(ahead, &time->cfg, &from, &scan) < 0)
+			return;
+	}
+	ptd_acc_plan_scan(time, &scan);
 }
 
 static void ptd_acc_cyc(struct ptd_time *time, const struct pt_packet_cyc *cyc,
@@ -587,8 +580,7 @@ static void ptd_acc_cyc(struct ptd_time *time, const struct pt_packet_cyc *cyc,
 		acc->pre_cycles = 0;
 	}
 
-	if (acc->plan == ptd_seg_none &&
-	    !ptd_acc_plan_next_mtc(time, ahead, cycles))
+	if (acc->plan == ptd_seg_none)
 		ptd_acc_plan(time, ahead, cycles);
 
 	ptd_acc_count_cyc(acc, cycles);

@@ -1002,7 +1002,7 @@ static void test_cyc_fast_path(void **state)
 }
 
 /* The plan of a segment whose first CYC is the one sent with the MTC that
- * ends it (ptd_acc_plan_next_mtc(), without the look-ahead) is the plan the
+ * ends it (ptd_acc_scan_next_mtc(), without the look-ahead) is the plan the
  * look-ahead makes: stream A has segments "CYC, PADs, MTC", stream B the
  * same with a CYC of 0 cycles after the first CYC, so that B's plans come
  * from the look-ahead's loop; a CYC of 0 cycles changes neither the cycles
