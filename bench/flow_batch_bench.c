@@ -3,7 +3,7 @@
  * ptd_flow_next_blocks()) against libipt 2.0.5.
  *
  *	flow_batch_bench [--corpora <dir>] [--large-mb <n>] [--reps <n>]
- *	                 [--cpu-time] [--no-check] [--smoke]
+ *	                 [--cpu-time] [--no-check] [--only insn|block] [--smoke]
  *
  * The inputs and the method are bench/flow_bench.c's: libxdc's mruby trace
  * with its page dump as the image, then that trace repeated to at least
@@ -20,7 +20,8 @@
  * (tests/flow_batch/fb_check.h).  Reported: best and median MB/s and
  * Minsn/s, and the ratios libipt / ptdecode of the best and median times.
  * --cpu-time measures the thread's CPU time instead of wall-clock time (for
- * a shared machine); --no-check skips the check.
+ * a shared machine); --no-check skips the check; --only insn or --only block
+ * times only that batch decoder (for profiles: no libipt pass, no ratio).
  * --smoke: the first 64 KiB of mruby, one pass.  Exits 77 when the corpus or
  * libipt is absent. */
 
@@ -155,7 +156,7 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 	        "usage: %s [--corpora <dir>] [--large-mb <n>] [--reps <n>] "
-	        "[--cpu-time] [--no-check] [--smoke]\n",
+	        "[--cpu-time] [--no-check] [--only insn|block] [--smoke]\n",
 	        prog);
 }
 
@@ -168,6 +169,7 @@ int main(int argc, char **argv)
 	struct ptd_libipt ipt;
 	struct flow_decoders decs;
 	int smoke = 0, bad = 0, check = 1, use_cpu_time = 0, i;
+	unsigned mask = 0xf;
 
 	for (i = 1; i < argc; ++i) {
 		if (!strcmp(argv[i], "--smoke"))
@@ -176,7 +178,15 @@ int main(int argc, char **argv)
 			use_cpu_time = 1;
 		else if (!strcmp(argv[i], "--no-check"))
 			check = 0;
-		else if (!strcmp(argv[i], "--corpora") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
+		         !strcmp(argv[i + 1], "insn")) {
+			mask = 1u << D_PTD_INSN;
+			++i;
+		} else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
+		           !strcmp(argv[i + 1], "block")) {
+			mask = 1u << D_PTD_BLK;
+			++i;
+		} else if (!strcmp(argv[i], "--corpora") && i + 1 < argc)
 			corpora = argv[++i];
 		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
 			reps = (unsigned)strtoul(argv[++i], NULL, 0);
@@ -222,9 +232,9 @@ int main(int argc, char **argv)
 		if (err)
 			bad = 1;
 	}
-	bad |= flow_bench_input(&ipt, &mruby, smoke ? 1 : reps, 0xf, &decs);
+	bad |= flow_bench_input(&ipt, &mruby, smoke ? 1 : reps, mask, &decs);
 	if (!smoke)
-		bad |= flow_bench_large(&ipt, &mruby, large_mb, reps, 0xf,
+		bad |= flow_bench_large(&ipt, &mruby, large_mb, reps, mask,
 		                        &decs);
 	flow_input_free(&ipt, &mruby);
 	ptd_libipt_close(&ipt);
