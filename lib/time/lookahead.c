@@ -87,34 +87,65 @@ static inline int ptd_scan_cyc2(unsigned byte, unsigned next)
  * first TSC or other packet: ptd_pkt_decode() decodes them from the same
  * table (see ptd_time_cfg.skip) and rules, so the scans see nothing else
  * in them.  MTCs are skipped, too: if @wall is not NULL, their CTC moves
- * it on and *@mtcs counts the MTC periods (ptd_wall_mtc_ctc()).  Runs of
- * one-byte packets go 16 bytes at a time with SSE2, runs of PAD 8 bytes
- * at a time without.  Only valid while no PEBS block is open
+ * it on and *@mtcs counts the MTC periods (ptd_wall_mtc_ctc(); after the
+ * first, whose CTC may be partial, the same steps on local copies of the
+ * CTC state, which MTC-dense traces make the scan's most frequent work).
+ * Runs of one-byte packets go 16 bytes at a time with SSE2, runs of PAD 8
+ * bytes at a time without.  Only valid while no PEBS block is open
  * (bip_size 0).  Returns where to decode next. */
 static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
                                     const struct ptd_time_cfg *cfg,
                                     struct ptd_wall *wall, uint64_t *mtcs)
 {
+	/* The CTC state while @local (@wall is not partial; the masks are
+	 * set then, when the scan has the CTC ratio and a valid mtc_freq). */
+	uint32_t freq = 0, mask = 0, low = 0, ctc = 0;
+	uint64_t ticks = 0, periods = 0;
+	int local = 0;
+
 	while (end - pos > 8) {
-		unsigned e;
+		const unsigned e = cfg->skip[pos[0]];
 
 #if PTD_SCAN_SSE2
-		/* Runs of one-byte packets (TNT-8 mostly) in one go. */
-		if (end - pos >= 16) {
+		/* Runs of PAD, TNT-8 and one-byte CYC in one go, from a
+		 * one-byte packet (not from others: MTC-dense traces have
+		 * runs of MTCs and two-byte CYCs).  The other one-byte
+		 * packets (TIP and the like without an IP) are not in a run,
+		 * and go on below. */
+		if ((e & PTD_SKIP_SIZE) == 1 && end - pos >= 16) {
 			const struct ptd_scan_ones o = ptd_scan_ones(pos);
 			const unsigned n = ptd_scan_run(o.even | o.cycs);
 
-			pos += n;
-			if (n == 16 || end - pos <= 8)
+			if (n) {
+				pos += n;
 				continue;
+			}
 		}
 #endif
-		e = cfg->skip[pos[0]];
 		if (!(e & PTD_SKIP_SIZE)) {
 			if (pos[0] == PTD_OPC_MTC) {
-				if (wall)
+				if (local) {
+					/* ptd_wall_mtc_ctc() without a
+					 * partial CTC. */
+					const uint32_t next = (uint32_t)pos[1]
+					                      << freq;
+					const uint32_t delta =
+					        (next - ctc) & mask;
+
+					periods +=
+					        ((ctc & low) + delta) >> freq;
+					ticks += delta;
+					ctc = next & mask;
+				} else if (wall) {
 					*mtcs += ptd_wall_mtc_ctc(wall, cfg,
 					                          pos[1]);
+					freq = cfg->mtc_freq;
+					mask = (UINT32_C(1) << (freq + 8)) - 1;
+					low = (UINT32_C(1) << freq) - 1;
+					ticks = wall->ctc_ticks;
+					ctc = wall->ctc;
+					local = 1;
+				}
 				pos += 2;
 				continue;
 			}
@@ -134,6 +165,11 @@ static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
 			}
 		}
 		pos += e & PTD_SKIP_SIZE;
+	}
+	if (local) {
+		wall->ctc_ticks = ticks;
+		wall->ctc = ctc;
+		*mtcs += periods;
 	}
 	return pos;
 }
