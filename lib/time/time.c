@@ -287,6 +287,41 @@ static void ptd_acc_mtc(struct ptd_time *time, const struct pt_packet_mtc *mtc,
 	}
 }
 
+int ptd_time_mtc_planned(struct ptd_time *time, uint8_t ctc,
+                         const struct ptd_time_ahead *ahead)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	struct ptd_wall *wall = &acc->wall;
+	const struct ptd_mtc_step *step = &acc->la_step;
+	uint64_t elapsed = 0;
+
+	/* ptd_acc_mtc() with the step of the segment's look-ahead, when
+	 * ptd_wall_apply_mtc() only takes the step over and no MTC was
+	 * lost: everything else as there. */
+	if (time->cfg.opt.mode == ptd_time_mode_libipt || !acc->la_next ||
+	    !ahead || ahead->pos != acc->la_next || ctc != acc->la_ctc ||
+	    acc->check_mtc_freq || step->periods > 1 ||
+	    (wall->have_tsc && !wall->have_tma) ||
+	    !ptd_time_cfg_has_ctc(&time->cfg))
+		return 0;
+	if (!acc->unknown_start && acc->tcal.have_ratio)
+		elapsed = ptd_acc_ticks(acc, acc->seg_cycles);
+	if (elapsed != acc->la_elapsed)
+		return 0;
+
+	memset(&time->report, 0, sizeof(time->report));
+	wall->time = step->time;
+	wall->ctc_ticks = step->ctc_ticks;
+	wall->ctc = step->ctc;
+	wall->partial = 0;
+	wall->have_ctc = 1;
+	if (!time->cfg.opt.no_tcal)
+		ptd_tcal_mtc(&acc->tcal, &time->cfg, step->time, step->periods);
+	ptd_acc_reference(time, step->time, 1);
+	acc->la_next = NULL;
+	return 1;
+}
+
 /* Check the CTC -> TSC conversion against the next TSC and TMA: if the MTCs
  * up to them disagree with them, the configuration is wrong (CPUID 0x15, or
  * VMX TSC scaling not configured); the TSCs are right by definition, so the
@@ -591,6 +626,20 @@ static void ptd_acc_cyc(struct ptd_time *time, const struct pt_packet_cyc *cyc,
 	}
 	acc->last_cyc_time = t;
 	ptd_time_report(time, t, 0);
+}
+
+int ptd_time_cyc_slow(struct ptd_time *time, uint64_t cycles,
+                      const struct ptd_time_ahead *ahead)
+{
+	struct pt_packet_cyc cyc;
+
+	/* ptd_time_apply() for a CYC, without its dispatch. */
+	if (time->cfg.opt.mode == ptd_time_mode_libipt || time->cfg.opt.no_cyc)
+		return 0;
+	memset(&time->report, 0, sizeof(time->report));
+	cyc.value = cycles;
+	ptd_acc_cyc(time, &cyc, ahead);
+	return 1;
 }
 
 static void ptd_acc_cbr(struct ptd_time *time, const struct pt_packet_cbr *cbr)

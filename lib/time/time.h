@@ -664,18 +664,39 @@ static inline int ptd_time_cyc_fast(struct ptd_time *time, uint64_t cycles)
 	return 1;
 }
 
+/* ptd_time_apply() for a CYC packet of @cycles cycles that
+ * ptd_time_cyc_fast() does not take (a segment's first CYC above all),
+ * without the dispatch on the packet type: the accurate estimator with CYCs
+ * on.  Returns 1 when it applied the CYC exactly as ptd_time_apply() would
+ * have, 0 (nothing changed) otherwise. */
+int ptd_time_cyc_slow(struct ptd_time *time, uint64_t cycles,
+                      const struct ptd_time_ahead *ahead);
+
+/* ptd_time_apply() for an MTC packet with payload @ctc in the common case
+ * of CYC-dense traces: the accurate estimator, the segment's look-ahead
+ * worked out this MTC's step (ptd_acc.la_step) and no MTC was lost.
+ * Returns 1 when it applied the MTC exactly as ptd_time_apply() would have,
+ * 0 (nothing changed) otherwise. */
+int ptd_time_mtc_planned(struct ptd_time *time, uint8_t ctc,
+                         const struct ptd_time_ahead *ahead);
+
 /* Apply @packet.  @ahead says where the trace goes on after it (the
  * accurate estimator reads ahead from there); NULL if unknown, then CYC
  * packets are placed with the calibrated ratio only.  Returns 0, or
  * -pte_invalid for a NULL @time or @packet.  Problems with the time itself
  * are not errors: see time->report and time->status.  (Inline for the
- * common case of CYC packets, ptd_time_cyc_fast().) */
+ * common case of CYC packets, ptd_time_cyc_fast(), and MTC packets the
+ * look-ahead worked out, ptd_time_mtc_planned().) */
 static inline int ptd_time_update(struct ptd_time *time,
                                   const struct pt_packet *packet,
                                   const struct ptd_time_ahead *ahead)
 {
 	if (time && packet && packet->type == ppt_cyc &&
-	    ptd_time_cyc_fast(time, packet->payload.cyc.value))
+	    (ptd_time_cyc_fast(time, packet->payload.cyc.value) ||
+	     ptd_time_cyc_slow(time, packet->payload.cyc.value, ahead)))
+		return 0;
+	if (time && packet && packet->type == ppt_mtc &&
+	    ptd_time_mtc_planned(time, packet->payload.mtc.ctc, ahead))
 		return 0;
 	return ptd_time_apply(time, packet, ahead);
 }
