@@ -437,6 +437,22 @@ static inline int ptd_pkt_decode_fast(const uint8_t *pos, struct pt_packet *pkt)
 #endif
 }
 
+/* The second step for the timing-dense traces: a CYC of two bytes (the
+ * extension bit set, the second byte ends it) that ptd_pkt_decode() would
+ * decode the same way, that is, unless the second byte is the 0x02 escape
+ * (SKD007 may make an OVF of it).  Needs 2 bytes at @pos.  Returns 2, or 0
+ * (nothing written) for any other packet. */
+static inline int ptd_pkt_decode_cyc2(const uint8_t *pos, struct pt_packet *pkt)
+{
+	if ((pos[0] & 0x07) != 0x07 || (pos[1] & 1) || pos[1] == PTD_OPC_EXT)
+		return 0;
+	pkt->type = ppt_cyc;
+	pkt->size = 2;
+	pkt->payload.cyc.value =
+	        (uint64_t)(pos[0] >> 3) | ((uint64_t)(pos[1] >> 1) << 5);
+	return 2;
+}
+
 /* Decode the packet at @pos; see the top of this file. */
 static inline int ptd_pkt_decode(const uint8_t *pos, const uint8_t *end,
                                  const struct pt_config *config,

@@ -329,6 +329,8 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 				continue;
 			}
 			size = ptd_pkt_decode_fast(pos, pkt);
+			if (!size)
+				size = ptd_pkt_decode_cyc2(pos, pkt);
 			if (!size) {
 				state.bip_size = 0;
 				size = ptd_pkt_decode(pos, end, config, pkt,

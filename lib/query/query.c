@@ -1449,6 +1449,8 @@ static int ptd_qry_ahead_fast(struct pt_query_decoder *decoder)
 			continue;
 		}
 		size = ptd_pkt_decode_fast(pos, pkt);
+		if (!size)
+			size = ptd_pkt_decode_cyc2(pos, pkt);
 		if (!size) {
 			size = ptd_pkt_decode(pos, end, config, pkt, &state);
 			if (size <= 0 || state.bip_size)
