@@ -58,4 +58,26 @@ int ptd_pkt_batch_avx2_usable(void);
 const uint8_t *ptd_pkt_batch_avx2(const uint8_t *pos, struct ptd_pkt_batch *b);
 #endif
 
+#if PTD_PKT_BATCH_AVX2
+/* The state of ptd_pkt_skip_avx2(): the tables of the chunk walked last. */
+struct ptd_pkt_skip {
+	/* The chunk the tables describe; NULL: none yet. */
+	const uint8_t *chunk;
+	uint8_t next[128];
+	uint8_t run[128];
+};
+
+/* From the packet start @pos (no PEBS block open there), return the first
+ * packet that is not PAD, TNT-8, a one- or two-byte CYC (but one whose
+ * second byte is the 0x02 escape) or a TIP, TIP.PGE, TIP.PGD or FUP with a
+ * valid IP compression: an MTC, a TSC or any other kind; the packets before
+ * it are skipped.  Where fewer than about 200 bytes are left before @end,
+ * it returns the packet where it got to, whatever its kind: the caller goes
+ * on without it from there.  Only where ptd_pkt_batch_avx2_usable().
+ * @skip keeps the tables of the last chunk from call to call; set
+ * skip->chunk to NULL before the first call for a buffer. */
+const uint8_t *ptd_pkt_skip_avx2(struct ptd_pkt_skip *skip, const uint8_t *pos,
+                                 const uint8_t *end);
+#endif
+
 #endif /* PTD_PKT_BATCH_H */

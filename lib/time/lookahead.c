@@ -10,6 +10,8 @@
  * once more this way (once per segment between references). */
 #include "time.h"
 
+#include "packet/pkt_batch.h"
+
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -82,6 +84,15 @@ static inline int ptd_scan_cyc2(unsigned byte, unsigned next)
 	return (byte & 0x07) == 0x07 && !(next & 1) && next != PTD_OPC_EXT;
 }
 
+/* The AVX2 walk's state for one scan (none without AVX2). */
+struct ptd_scan_walk {
+#if PTD_PKT_BATCH_AVX2
+	struct ptd_pkt_skip skip;
+#else
+	int unused;
+#endif
+};
+
 /* Skip the packets at @pos that the first byte describes (PAD, TNT-8,
  * TIP, TIP.PGE, TIP.PGD, FUP and one-byte CYC) and two-byte CYCs up to the
  * first TSC or other packet: ptd_pkt_decode() decodes them from the same
@@ -90,12 +101,15 @@ static inline int ptd_scan_cyc2(unsigned byte, unsigned next)
  * it on and *@mtcs counts the MTC periods (ptd_wall_mtc_ctc(); after the
  * first, whose CTC may be partial, the same steps on local copies of the
  * CTC state, which MTC-dense traces make the scan's most frequent work).
- * Runs of one-byte packets go 16 bytes at a time with SSE2, runs of PAD 8
- * bytes at a time without.  Only valid while no PEBS block is open
+ * With @walk (the CPU has AVX2), ptd_pkt_skip_avx2() skips the packets
+ * this loop skips, many at a time, and the loop takes what it stops at.
+ * Otherwise runs of one-byte packets go 16 bytes at a time with SSE2, runs
+ * of PAD 8 bytes at a time without.  Only valid while no PEBS block is open
  * (bip_size 0).  Returns where to decode next. */
 static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
                                     const struct ptd_time_cfg *cfg,
-                                    struct ptd_wall *wall, uint64_t *mtcs)
+                                    struct ptd_wall *wall, uint64_t *mtcs,
+                                    struct ptd_scan_walk *walk)
 {
 	/* The CTC state while @local (@wall is not partial; the masks are
 	 * set then, when the scan has the CTC ratio and a valid mtc_freq). */
@@ -104,8 +118,22 @@ static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
 	int local = 0;
 
 	while (end - pos > 8) {
-		const unsigned e = cfg->skip[pos[0]];
+		unsigned e = cfg->skip[pos[0]];
 
+#if PTD_PKT_BATCH_AVX2
+		/* The packets this loop skips, many at a time, from one that
+		 * the first byte describes (not from a two-byte CYC or an
+		 * MTC: where those come one after the other, as in stretches
+		 * of timing packets alone, the loop below is faster). */
+		if (walk && (e & PTD_SKIP_SIZE)) {
+			pos = ptd_pkt_skip_avx2(&walk->skip, pos, end);
+			if (end - pos <= 8)
+				break;
+			e = cfg->skip[pos[0]];
+		}
+#else
+		(void)walk;
+#endif
 #if PTD_SCAN_SSE2
 		/* Runs of PAD, TNT-8 and one-byte CYC in one go, from a
 		 * one-byte packet (not from others: MTC-dense traces have
@@ -441,6 +469,7 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 	struct ptd_wall w;
 	const uint8_t *pos;
 	uint64_t tsc = 0, mtcs = 0;
+	struct ptd_scan_walk walk, *wp = NULL;
 	/* @psb_no_tsc: inside a PSB+ that has had no TSC so far. */
 	int have_tsc = 0, psb_no_tsc = 0;
 
@@ -450,6 +479,12 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 	    !ptd_time_cfg_has_ctc(cfg))
 		return 0;
 
+#if PTD_PKT_BATCH_AVX2
+	walk.skip.chunk = NULL;
+	wp = cfg->avx2 ? &walk : NULL;
+#else
+	(void)walk;
+#endif
 	/* Follow the MTCs with the conversion as configured. */
 	w = *wall;
 	w.corr_num = 0;
@@ -462,7 +497,7 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 
 		if (!state.bip_size) {
 			pos = ptd_scan_skip(pos, ahead->end, cfg,
-			                    have_tsc ? NULL : &w, &mtcs);
+			                    have_tsc ? NULL : &w, &mtcs, wp);
 			if (pos >= ahead->end)
 				break;
 		}

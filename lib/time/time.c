@@ -21,6 +21,8 @@
  * in the status as a clamp when it is a reference). */
 #include "time.h"
 
+#include "packet/pkt_batch.h"
+
 #include <string.h>
 
 /* Fill @cfg->skip from the packet decoder's fast table. */
@@ -79,6 +81,9 @@ int ptd_time_init(struct ptd_time *time, const struct pt_config *config,
 	time->cfg.mtc_freq = config->mtc_freq;
 	time->cfg.nom_freq = config->nom_freq;
 	time->cfg.skl168 = config->errata.skl168;
+#if PTD_PKT_BATCH_AVX2
+	time->cfg.avx2 = ptd_pkt_batch_avx2_usable() ? 1 : 0;
+#endif
 	time->cfg.opt = opt;
 	ptd_time_init_skip(&time->cfg);
 	ptd_time_reset(time);

@@ -87,6 +87,8 @@ struct ptd_time_cfg {
 	uint8_t mtc_freq, nom_freq;
 	/* Erratum SKL168 applies. */
 	uint32_t skl168 : 1;
+	/* The anchor scan may use ptd_pkt_skip_avx2() (the CPU has AVX2). */
+	uint32_t avx2 : 1;
 
 	/* The caller's options. */
 	struct ptd_time_config opt;
