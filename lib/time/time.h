@@ -682,13 +682,34 @@ int ptd_time_cyc_slow(struct ptd_time *time, uint64_t cycles,
 int ptd_time_mtc_planned(struct ptd_time *time, uint8_t ctc,
                          const struct ptd_time_ahead *ahead);
 
+/* Whether the accurate estimator does nothing with packets of @type but
+ * clear the report (ptd_acc_update() and ptd_time_apply()'s PSB+ tracking
+ * take only these eight). */
+static inline int ptd_time_ignores(enum pt_packet_type type)
+{
+	switch (type) {
+	case ppt_psb:
+	case ppt_psbend:
+	case ppt_ovf:
+	case ppt_tsc:
+	case ppt_tma:
+	case ppt_mtc:
+	case ppt_cyc:
+	case ppt_cbr:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 /* Apply @packet.  @ahead says where the trace goes on after it (the
  * accurate estimator reads ahead from there); NULL if unknown, then CYC
  * packets are placed with the calibrated ratio only.  Returns 0, or
  * -pte_invalid for a NULL @time or @packet.  Problems with the time itself
  * are not errors: see time->report and time->status.  (Inline for the
- * common case of CYC packets, ptd_time_cyc_fast(), and MTC packets the
- * look-ahead worked out, ptd_time_mtc_planned().) */
+ * common case of CYC packets, ptd_time_cyc_fast(), MTC packets the
+ * look-ahead worked out, ptd_time_mtc_planned(), and the packets the
+ * accurate estimator ignores.) */
 static inline int ptd_time_update(struct ptd_time *time,
                                   const struct pt_packet *packet,
                                   const struct ptd_time_ahead *ahead)
@@ -700,6 +721,11 @@ static inline int ptd_time_update(struct ptd_time *time,
 	if (time && packet && packet->type == ppt_mtc &&
 	    ptd_time_mtc_planned(time, packet->payload.mtc.ctc, ahead))
 		return 0;
+	if (time && packet && ptd_time_ignores(packet->type) &&
+	    time->cfg.opt.mode != ptd_time_mode_libipt) {
+		memset(&time->report, 0, sizeof(time->report));
+		return 0;
+	}
 	return ptd_time_apply(time, packet, ahead);
 }
 
