@@ -52,6 +52,16 @@
 
 #include "pkt_chunk_avx2.h"
 
+enum {
+	/* The loop runs only for at least this many packets, and with this
+	 * many bytes more than a chunk needs. */
+	PTD_MIN_PACKETS = 32,
+	PTD_MIN_BYTES = 64
+};
+
+_Static_assert(PTD_RUN + 1 <= PTD_PKT_BATCH_SHORT,
+               "the loop stops with at most PTD_PKT_BATCH_SHORT packets left");
+
 int ptd_pkt_batch_avx2_usable(void)
 {
 	__builtin_cpu_init();

@@ -24,20 +24,15 @@ enum {
 	 * position), must stay below 256. */
 	PTD_CHUNK = 128,
 	/* Bytes that must follow a chunk: the two 32-byte blocks after it
-	 * (the steps near the chunk's end depend on the first; the second is
-	 * computed ahead), read up to one byte further (the second byte of a
-	 * CYC). */
-	PTD_CHUNK_TAIL = 65,
-	/* The loop runs only for at least this many packets, and with this
-	 * many bytes more than a chunk needs. */
-	PTD_MIN_PACKETS = 32,
-	PTD_MIN_BYTES = 64
+	 * (the steps near the chunk's end depend on the first; the batch
+	 * loop computes the second ahead), read up to one byte further (the
+	 * second byte of a CYC).  (The skip walk reads only the first block
+	 * and its one byte, but keeps the same margin.) */
+	PTD_CHUNK_TAIL = 65
 };
 
 _Static_assert(PTD_CHUNK % 32 == 0 && PTD_CHUNK - 1 + PTD_RUN + 9 < 256,
                "chunk positions fit into bytes");
-_Static_assert(PTD_RUN + 1 <= PTD_PKT_BATCH_SHORT,
-               "the loop stops with at most PTD_PKT_BATCH_SHORT packets left");
 
 /* The vector constants, in memory: most instructions take them as an
  * operand, while constants built in registers would be rebuilt inside the
@@ -147,10 +142,11 @@ PTD_AVX2 static inline struct ptd_block ptd_block(const uint8_t *p,
 	return blk;
 }
 
-/* Store next[] and run[] (see the top of this file) of the 32 positions of
- * block @cur at @off of the chunk; @after is the block that follows it.  A
- * position's run may reach into the following 16-byte lane: each lane needs
- * the first entry of that lane's first[] and the end[] values there. */
+/* Store next[] and run[] (see the top of pkt_batch_avx2.c) of the 32
+ * positions of block @cur at @off of the chunk; @after is the block that
+ * follows it.  A position's run may reach into the following 16-byte lane:
+ * each lane needs the first entry of that lane's first[] and the end[]
+ * values there. */
 PTD_AVX2 static inline void ptd_block_steps(struct ptd_block cur,
                                             struct ptd_block after,
                                             unsigned off, uint8_t *next,

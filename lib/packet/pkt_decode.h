@@ -437,19 +437,30 @@ static inline int ptd_pkt_decode_fast(const uint8_t *pos, struct pt_packet *pkt)
 #endif
 }
 
-/* The second step for the timing-dense traces: a CYC of two bytes (the
- * extension bit set, the second byte ends it) that ptd_pkt_decode() would
- * decode the same way, that is, unless the second byte is the 0x02 escape
- * (SKD007 may make an OVF of it).  Needs 2 bytes at @pos.  Returns 2, or 0
+/* Whether @b0 and @b1 make a CYC of two bytes (the extension bit set, the
+ * second byte ends it) that ptd_pkt_decode() decodes as such, that is,
+ * unless the second byte is the 0x02 escape (SKD007 may make an OVF of
+ * it); and its cycles. */
+static inline int ptd_pkt_is_cyc2(unsigned b0, unsigned b1)
+{
+	return (b0 & 0x07) == 0x07 && !(b1 & 1) && b1 != PTD_OPC_EXT;
+}
+
+static inline uint64_t ptd_pkt_cyc2_value(unsigned b0, unsigned b1)
+{
+	return (uint64_t)(b0 >> 3) | ((uint64_t)(b1 >> 1) << 5);
+}
+
+/* The second step for the timing-dense traces: the CYC of two bytes at
+ * @pos (ptd_pkt_is_cyc2()).  Needs 2 bytes at @pos.  Returns 2, or 0
  * (nothing written) for any other packet. */
 static inline int ptd_pkt_decode_cyc2(const uint8_t *pos, struct pt_packet *pkt)
 {
-	if ((pos[0] & 0x07) != 0x07 || (pos[1] & 1) || pos[1] == PTD_OPC_EXT)
+	if (!ptd_pkt_is_cyc2(pos[0], pos[1]))
 		return 0;
 	pkt->type = ppt_cyc;
 	pkt->size = 2;
-	pkt->payload.cyc.value =
-	        (uint64_t)(pos[0] >> 3) | ((uint64_t)(pos[1] >> 1) << 5);
+	pkt->payload.cyc.value = ptd_pkt_cyc2_value(pos[0], pos[1]);
 	return 2;
 }
 

@@ -4,8 +4,9 @@
  * TMA and the PSB+ around them).  The chunk tables are those of the batch
  * decoder (pkt_chunk_avx2.h), with TSC and MTC left out of the frequent
  * kinds: a step from a packet start moves over a run of one-byte packets
- * and the packet that ends it with two loads and no data-dependent branch,
- * and stops where that packet is not a frequent kind.  The tables of the
+ * and the packet that ends it with one load on the loop-carried chain (two
+ * in all), and stops where that packet is not a frequent kind; its only
+ * branches are that stop and the move to the next chunk.  The tables of the
  * last chunk are kept between calls, so a scan that stops at every MTC
  * (every few packets in CYC-dense traces) goes on without computing them
  * again. */

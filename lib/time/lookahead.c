@@ -75,15 +75,6 @@ static inline uint64_t ptd_scan_ones_cycles(const struct ptd_scan_ones *o,
 }
 #endif
 
-/* Whether @byte and @next make a CYC packet of two bytes that
- * ptd_pkt_decode() decodes as such: a CYC with the extension bit whose
- * second byte ends it, unless that byte is the 0x02 escape (SKD007 may
- * make an OVF of it). */
-static inline int ptd_scan_cyc2(unsigned byte, unsigned next)
-{
-	return (byte & 0x07) == 0x07 && !(next & 1) && next != PTD_OPC_EXT;
-}
-
 /* The AVX2 walk's state for one scan (none without AVX2). */
 struct ptd_scan_walk {
 #if PTD_PKT_BATCH_AVX2
@@ -101,8 +92,9 @@ struct ptd_scan_walk {
  * it on and *@mtcs counts the MTC periods (ptd_wall_mtc_ctc(); after the
  * first, whose CTC may be partial, the same steps on local copies of the
  * CTC state, which MTC-dense traces make the scan's most frequent work).
- * With @walk (the CPU has AVX2), ptd_pkt_skip_avx2() skips the packets
- * this loop skips, many at a time, and the loop takes what it stops at.
+ * With @walk (the CPU has AVX2), ptd_pkt_skip_avx2() steps over the
+ * packets this loop skips but MTCs, many at a time, and the loop takes
+ * what it stops at.
  * Otherwise runs of one-byte packets go 16 bytes at a time with SSE2, runs
  * of PAD 8 bytes at a time without.  Only valid while no PEBS block is open
  * (bip_size 0).  Returns where to decode next. */
@@ -111,9 +103,9 @@ static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
                                     struct ptd_wall *wall, uint64_t *mtcs,
                                     struct ptd_scan_walk *walk)
 {
-	/* The CTC state while @local (@wall is not partial; the masks are
-	 * set then, when the scan has the CTC ratio and a valid mtc_freq). */
-	uint32_t freq = 0, mask = 0, low = 0, ctc = 0;
+	/* The CTC state while @local (@wall is not partial; the mask is set
+	 * then, when the scan has the CTC ratio and a valid mtc_freq). */
+	uint32_t freq = 0, mask = 0, ctc = 0;
 	uint64_t ticks = 0, periods = 0;
 	int local = 0;
 
@@ -154,14 +146,15 @@ static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
 			if (pos[0] == PTD_OPC_MTC) {
 				if (local) {
 					/* ptd_wall_mtc_ctc() without a
-					 * partial CTC. */
+					 * partial CTC.  @ctc comes from an
+					 * MTC, so its bits below @freq are 0
+					 * and the periods are delta >> freq. */
 					const uint32_t next = (uint32_t)pos[1]
 					                      << freq;
 					const uint32_t delta =
 					        (next - ctc) & mask;
 
-					periods +=
-					        ((ctc & low) + delta) >> freq;
+					periods += delta >> freq;
 					ticks += delta;
 					ctc = next & mask;
 				} else if (wall) {
@@ -169,7 +162,6 @@ static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
 					                          pos[1]);
 					freq = cfg->mtc_freq;
 					mask = (UINT32_C(1) << (freq + 8)) - 1;
-					low = (UINT32_C(1) << freq) - 1;
 					ticks = wall->ctc_ticks;
 					ctc = wall->ctc;
 					local = 1;
@@ -177,7 +169,7 @@ static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
 				pos += 2;
 				continue;
 			}
-			if (!ptd_scan_cyc2(pos[0], pos[1]))
+			if (!ptd_pkt_is_cyc2(pos[0], pos[1]))
 				break;
 			pos += 2;
 			continue;
@@ -283,12 +275,11 @@ static const uint8_t *ptd_scan_skip_cyc(const uint8_t *pos, const uint8_t *end,
 
 			/* A two-byte CYC (not one that SKD007 may make an
 			 * OVF of: those go to the decoder). */
-			if (!ptd_scan_cyc2(byte, next))
+			if (!ptd_pkt_is_cyc2(byte, next))
 				break;
 			if (!no_cyc)
-				ptd_scan_cyc(scan, (byte >>
-				                    3) | ((uint64_t)(next >> 1)
-				                          << 5));
+				ptd_scan_cyc(scan,
+				             ptd_pkt_cyc2_value(byte, next));
 			ac = 1;
 			pos += 2;
 			continue;

@@ -201,9 +201,10 @@ static void ptd_acc_tsc(struct ptd_time *time, const struct pt_packet_tsc *tsc)
 	acc->check_mtc_freq = 0;
 }
 
-/* An MTC with a time at @step. */
-static void ptd_acc_mtc_time(struct ptd_time *time,
-                             const struct ptd_mtc_step *step)
+/* An MTC with a time at @step.  (Inline: ptd_time_mtc_planned() takes
+ * most MTCs of CYC-dense traces through it.) */
+static inline __attribute__((always_inline)) void
+ptd_acc_mtc_time(struct ptd_time *time, const struct ptd_mtc_step *step)
 {
 	struct ptd_acc *acc = &time->est.acc;
 
@@ -301,12 +302,11 @@ int ptd_time_mtc_planned(struct ptd_time *time, uint8_t ctc,
 	uint64_t elapsed = 0;
 
 	/* ptd_acc_mtc() with the step of the segment's look-ahead, when
-	 * ptd_wall_apply_mtc() only takes the step over and no MTC was
-	 * lost: everything else as there. */
+	 * ptd_wall_apply_mtc() only takes the step over (the wall is not
+	 * between a TSC and its TMA) and no mtc_freq check is due. */
 	if (time->cfg.opt.mode == ptd_time_mode_libipt || !acc->la_next ||
 	    !ahead || ahead->pos != acc->la_next || ctc != acc->la_ctc ||
-	    acc->check_mtc_freq || step->periods > 1 ||
-	    (wall->have_tsc && !wall->have_tma) ||
+	    acc->check_mtc_freq || (wall->have_tsc && !wall->have_tma) ||
 	    !ptd_time_cfg_has_ctc(&time->cfg))
 		return 0;
 	if (!acc->unknown_start && acc->tcal.have_ratio)
@@ -315,14 +315,8 @@ int ptd_time_mtc_planned(struct ptd_time *time, uint8_t ctc,
 		return 0;
 
 	memset(&time->report, 0, sizeof(time->report));
-	wall->time = step->time;
-	wall->ctc_ticks = step->ctc_ticks;
-	wall->ctc = step->ctc;
-	wall->partial = 0;
-	wall->have_ctc = 1;
-	if (!time->cfg.opt.no_tcal)
-		ptd_tcal_mtc(&acc->tcal, &time->cfg, step->time, step->periods);
-	ptd_acc_reference(time, step->time, 1);
+	ptd_wall_take_step(wall, step);
+	ptd_acc_mtc_time(time, step);
 	acc->la_next = NULL;
 	return 1;
 }

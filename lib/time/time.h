@@ -181,6 +181,18 @@ struct ptd_mtc_step {
 	uint64_t periods;
 };
 
+/* Take over the time and CTC state of an MTC's @step (ptd_wall_mtc() gave
+ * 0) into @wall, which is not between a TSC and its TMA. */
+static inline void ptd_wall_take_step(struct ptd_wall *wall,
+                                      const struct ptd_mtc_step *step)
+{
+	wall->time = step->time;
+	wall->ctc_ticks = step->ctc_ticks;
+	wall->ctc = step->ctc;
+	wall->partial = 0;
+	wall->have_ctc = 1;
+}
+
 /* Reset @wall: no reference at all. */
 void ptd_wall_init(struct ptd_wall *wall);
 
@@ -675,8 +687,8 @@ int ptd_time_cyc_slow(struct ptd_time *time, uint64_t cycles,
                       const struct ptd_time_ahead *ahead);
 
 /* ptd_time_apply() for an MTC packet with payload @ctc in the common case
- * of CYC-dense traces: the accurate estimator, the segment's look-ahead
- * worked out this MTC's step (ptd_acc.la_step) and no MTC was lost.
+ * of CYC-dense traces: the accurate estimator, and the segment's look-ahead
+ * worked out this MTC's step (ptd_acc.la_step).
  * Returns 1 when it applied the MTC exactly as ptd_time_apply() would have,
  * 0 (nothing changed) otherwise. */
 int ptd_time_mtc_planned(struct ptd_time *time, uint8_t ctc,

@@ -221,11 +221,7 @@ void ptd_wall_apply_mtc(struct ptd_wall *wall, const struct ptd_time_cfg *cfg,
 			wall->pending = 0;
 			wall->anchor = wall->time;
 		}
-		wall->time = step->time;
-		wall->ctc_ticks = step->ctc_ticks;
-		wall->ctc = step->ctc;
-		wall->partial = 0;
-		wall->have_ctc = 1;
+		ptd_wall_take_step(wall, step);
 		break;
 
 	case 1:

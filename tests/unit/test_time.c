@@ -863,6 +863,65 @@ static void test_anchor_scan_runs(void **state)
 	}
 }
 
+/* The anchor scan counts the CTC of MTCs whose 8-bit payload wraps (0xff
+ * to 0x00) after the first MTC, where it moves the CTC state in local
+ * variables: the same measurement as without the wrap. */
+static void test_anchor_scan_wrap(void **state)
+{
+	static uint8_t buf[8192];
+	static struct pt_packet pkts[1024];
+	uint32_t seed = 11;
+
+	(void)state;
+	for (int trial = 0; trial < 100; ++trial) {
+		struct ptd_t_fill f = {{0}, 0, 1};
+		struct ptd_time_ahead ahead;
+		struct pt_config config;
+		struct ptd_time time;
+		uint64_t actual = 0, predicted = 0;
+		size_t n = 0, size;
+		/* The TMA at the anchor is at payload 0xfa; the MTCs are 0xfb
+		 * to 0xff and on from 0x00 (the wrap at the trial's MTC
+		 * number 5 + trial % 4 after the start, or so). */
+		const unsigned first = 0xfb - (unsigned)(trial % 4);
+		const unsigned count = 11;
+		const uint64_t tsc = 100000 + count * 16 * 3 + trial % 40;
+
+		for (unsigned k = 0; k < count; ++k) {
+			ptd_t_fill(pkts, &n, 60, &seed, 1, &f);
+			pkts[n] = ptd_t_packet(ppt_mtc);
+			pkts[n++].payload.mtc.ctc = (uint8_t)(first + k);
+		}
+		ptd_t_fill(pkts, &n, 60, &seed, 1, &f);
+		pkts[n] = ptd_t_packet(ppt_tsc);
+		pkts[n++].payload.tsc.tsc = tsc;
+		pkts[n] = ptd_t_packet(ppt_tma);
+		pkts[n].payload.tma.ctc =
+		        (uint16_t)(((first + count - 1) & 0xff) << 4);
+		pkts[n++].payload.tma.fc = 0;
+		while (n < 1000 && n % 64)
+			pkts[n++] = ptd_t_packet(ppt_pad);
+		pkts[n++] = ptd_t_packet(ppt_pad);
+		size = ptd_t_encode(buf, sizeof(buf), pkts, n);
+
+		ptd_t_config(&config);
+		config.begin = buf;
+		config.end = buf + size;
+		ptd_t_time(&time, &config, ptd_time_mode_accurate);
+		ptd_t_feed(&time, ppt_tsc, 100000, 0);
+		ptd_t_feed(&time, ppt_tma, (first - 1) << 4, 0);
+		memset(&ahead, 0, sizeof(ahead));
+		ahead.pos = buf;
+		ahead.end = buf + size;
+		assert_int_equal(ptd_time_scan_anchor(&ahead, &time.cfg,
+		                                      &time.est.acc.wall,
+		                                      &actual, &predicted),
+		                 1);
+		assert_int_equal(actual, tsc - 100000);
+		assert_int_equal(predicted, count * 16 * 3);
+	}
+}
+
 /* Set @config up for the @size bytes at @buf, @time on it (the accurate
  * estimator), and return a packet decoder synchronized at its start. */
 static struct pt_packet_decoder *ptd_t_over(struct pt_config *config,
@@ -1201,6 +1260,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_arithmetic),
 	        cmocka_unit_test(test_lookahead_runs),
 	        cmocka_unit_test(test_anchor_scan_runs),
+	        cmocka_unit_test(test_anchor_scan_wrap),
 	        cmocka_unit_test(test_anchor_scan_psb),
 	        cmocka_unit_test(test_cyc_fast_path),
 	        cmocka_unit_test(test_plan_next_mtc),
