@@ -704,11 +704,12 @@ static void ptd_t_fill(struct pt_packet *pkts, size_t *n, size_t max,
 }
 
 /* An engine on @config (ptd_t_config() for the trace [@buf, @buf + @size))
- * at a TSC and its TMA (CTC 0x100, so the next MTC's payload is 0x11 with
- * mtc_freq 4); returns the look-ahead over the whole trace. */
-static struct ptd_time_ahead ptd_t_anchored(struct ptd_time *time,
-                                            struct pt_config *config,
-                                            uint8_t *buf, size_t size)
+ * at a TSC and its TMA with CTC @tma_ctc (with mtc_freq 4, 0x100 makes the
+ * next MTC's payload 0x11); returns the look-ahead over the whole trace. */
+static struct ptd_time_ahead ptd_t_anchored_at(struct ptd_time *time,
+                                               struct pt_config *config,
+                                               uint8_t *buf, size_t size,
+                                               uint16_t tma_ctc)
 {
 	struct ptd_time_ahead ahead;
 
@@ -717,11 +718,19 @@ static struct ptd_time_ahead ptd_t_anchored(struct ptd_time *time,
 	config->end = buf + size;
 	ptd_t_time(time, config, ptd_time_mode_accurate);
 	ptd_t_feed(time, ppt_tsc, 100000, 0);
-	ptd_t_feed(time, ppt_tma, 0x100, 0);
+	ptd_t_feed(time, ppt_tma, tma_ctc, 0);
 	memset(&ahead, 0, sizeof(ahead));
 	ahead.pos = buf;
 	ahead.end = buf + size;
 	return ahead;
+}
+
+/* ptd_t_anchored_at() with the TMA's CTC at 0x100. */
+static struct ptd_time_ahead ptd_t_anchored(struct ptd_time *time,
+                                            struct pt_config *config,
+                                            uint8_t *buf, size_t size)
+{
+	return ptd_t_anchored_at(time, config, buf, size, 0x100);
 }
 
 /* The segment look-ahead counts the cycles of every CYC up to the MTC that
@@ -904,15 +913,8 @@ static void test_anchor_scan_wrap(void **state)
 		pkts[n++] = ptd_t_packet(ppt_pad);
 		size = ptd_t_encode(buf, sizeof(buf), pkts, n);
 
-		ptd_t_config(&config);
-		config.begin = buf;
-		config.end = buf + size;
-		ptd_t_time(&time, &config, ptd_time_mode_accurate);
-		ptd_t_feed(&time, ppt_tsc, 100000, 0);
-		ptd_t_feed(&time, ppt_tma, (first - 1) << 4, 0);
-		memset(&ahead, 0, sizeof(ahead));
-		ahead.pos = buf;
-		ahead.end = buf + size;
+		ahead = ptd_t_anchored_at(&time, &config, buf, size,
+		                          (uint16_t)((first - 1) << 4));
 		assert_int_equal(ptd_time_scan_anchor(&ahead, &time.cfg,
 		                                      &time.est.acc.wall,
 		                                      &actual, &predicted),
