@@ -58,8 +58,8 @@ int ptd_pkt_batch_avx2_usable(void);
 const uint8_t *ptd_pkt_batch_avx2(const uint8_t *pos, struct ptd_pkt_batch *b);
 #endif
 
-#if PTD_PKT_BATCH_AVX2
-/* The state of ptd_pkt_skip_avx2(): the tables of the chunk walked last. */
+/* The state of ptd_pkt_skip_avx2(): the tables of the chunk walked last.
+ * (Declared everywhere, so that callers need no conditional types.) */
 struct ptd_pkt_skip {
 	/* The chunk the tables describe; NULL: none yet. */
 	const uint8_t *chunk;
@@ -67,6 +67,7 @@ struct ptd_pkt_skip {
 	uint8_t run[128];
 };
 
+#if PTD_PKT_BATCH_AVX2
 /* From the packet start @pos (no PEBS block open there), return the first
  * packet that is not PAD, TNT-8, a one- or two-byte CYC (but one whose
  * second byte is the 0x02 escape) or a TIP, TIP.PGE, TIP.PGD or FUP with a

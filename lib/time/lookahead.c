@@ -75,15 +75,6 @@ static inline uint64_t ptd_scan_ones_cycles(const struct ptd_scan_ones *o,
 }
 #endif
 
-/* The AVX2 walk's state for one scan (none without AVX2). */
-struct ptd_scan_walk {
-#if PTD_PKT_BATCH_AVX2
-	struct ptd_pkt_skip skip;
-#else
-	int unused;
-#endif
-};
-
 /* Skip the packets at @pos that the first byte describes (PAD, TNT-8,
  * TIP, TIP.PGE, TIP.PGD, FUP and one-byte CYC) and two-byte CYCs up to the
  * first TSC or other packet: ptd_pkt_decode() decodes them from the same
@@ -92,7 +83,7 @@ struct ptd_scan_walk {
  * it on and *@mtcs counts the MTC periods (ptd_wall_mtc_ctc(); after the
  * first, whose CTC may be partial, the same steps on local copies of the
  * CTC state, which MTC-dense traces make the scan's most frequent work).
- * With @walk (the CPU has AVX2), ptd_pkt_skip_avx2() steps over the
+ * With @walk (cfg->avx2), ptd_pkt_skip_avx2() steps over the
  * packets this loop skips but MTCs, many at a time, and the loop takes
  * what it stops at.
  * Otherwise runs of one-byte packets go 16 bytes at a time with SSE2, runs
@@ -101,7 +92,7 @@ struct ptd_scan_walk {
 static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
                                     const struct ptd_time_cfg *cfg,
                                     struct ptd_wall *wall, uint64_t *mtcs,
-                                    struct ptd_scan_walk *walk)
+                                    struct ptd_pkt_skip *walk)
 {
 	/* The CTC state while @local (@wall is not partial; the mask is set
 	 * then, when the scan has the CTC ratio and a valid mtc_freq). */
@@ -118,7 +109,7 @@ static const uint8_t *ptd_scan_skip(const uint8_t *pos, const uint8_t *end,
 		 * MTC: where those come one after the other, as in stretches
 		 * of timing packets alone, the loop below is faster). */
 		if (walk && (e & PTD_SKIP_SIZE)) {
-			pos = ptd_pkt_skip_avx2(&walk->skip, pos, end);
+			pos = ptd_pkt_skip_avx2(walk, pos, end);
 			if (end - pos <= 8)
 				break;
 			e = cfg->skip[pos[0]];
@@ -460,7 +451,7 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 	struct ptd_wall w;
 	const uint8_t *pos;
 	uint64_t tsc = 0, mtcs = 0;
-	struct ptd_scan_walk walk, *wp = NULL;
+	struct ptd_pkt_skip walk;
 	/* @psb_no_tsc: inside a PSB+ that has had no TSC so far. */
 	int have_tsc = 0, psb_no_tsc = 0;
 
@@ -470,12 +461,7 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 	    !ptd_time_cfg_has_ctc(cfg))
 		return 0;
 
-#if PTD_PKT_BATCH_AVX2
-	walk.skip.chunk = NULL;
-	wp = cfg->avx2 ? &walk : NULL;
-#else
-	(void)walk;
-#endif
+	walk.chunk = NULL;
 	/* Follow the MTCs with the conversion as configured. */
 	w = *wall;
 	w.corr_num = 0;
@@ -488,7 +474,8 @@ int ptd_time_scan_anchor(const struct ptd_time_ahead *ahead,
 
 		if (!state.bip_size) {
 			pos = ptd_scan_skip(pos, ahead->end, cfg,
-			                    have_tsc ? NULL : &w, &mtcs, wp);
+			                    have_tsc ? NULL : &w, &mtcs,
+			                    cfg->avx2 ? &walk : NULL);
 			if (pos >= ahead->end)
 				break;
 		}

@@ -242,12 +242,32 @@ static void ptd_acc_check_mtc_freq(struct ptd_time *time, uint8_t payload)
 	}
 }
 
+/* The TSC ticks that the cycles of the current segment take: the estimate
+ * ptd_wall_mtc() needs at the MTC that ends it (0 without one). */
+static uint64_t ptd_acc_mtc_elapsed(const struct ptd_acc *acc)
+{
+	if (acc->unknown_start || !acc->tcal.have_ratio)
+		return 0;
+	return ptd_acc_ticks(acc, acc->seg_cycles);
+}
+
+/* Whether the segment's look-ahead worked out the step of the MTC with
+ * payload @ctc at the current packet (where the trace goes on at @ahead)
+ * for the estimate @elapsed: then acc->la_step is its ptd_wall_mtc(). */
+static int ptd_acc_la_planned(const struct ptd_acc *acc, uint8_t ctc,
+                              const struct ptd_time_ahead *ahead,
+                              uint64_t elapsed)
+{
+	return acc->la_next && ahead && ahead->pos == acc->la_next &&
+	       ctc == acc->la_ctc && elapsed == acc->la_elapsed;
+}
+
 static void ptd_acc_mtc(struct ptd_time *time, const struct pt_packet_mtc *mtc,
                         const struct ptd_time_ahead *ahead)
 {
 	struct ptd_acc *acc = &time->est.acc;
 	struct ptd_mtc_step step;
-	uint64_t elapsed = 0;
+	uint64_t elapsed;
 	int status;
 
 	if (!ptd_time_cfg_has_ctc(&time->cfg)) {
@@ -261,12 +281,9 @@ static void ptd_acc_mtc(struct ptd_time *time, const struct pt_packet_mtc *mtc,
 
 	ptd_acc_check_mtc_freq(time, mtc->ctc);
 
-	if (!acc->unknown_start && acc->tcal.have_ratio)
-		elapsed = ptd_acc_ticks(acc, acc->seg_cycles);
-
 	/* The segment's look-ahead may have worked it out already. */
-	if (acc->la_next && ahead && ahead->pos == acc->la_next &&
-	    mtc->ctc == acc->la_ctc && elapsed == acc->la_elapsed) {
+	elapsed = ptd_acc_mtc_elapsed(acc);
+	if (ptd_acc_la_planned(acc, mtc->ctc, ahead, elapsed)) {
 		step = acc->la_step;
 		status = 0;
 	} else
@@ -299,19 +316,14 @@ int ptd_time_mtc_planned(struct ptd_time *time, uint8_t ctc,
 	struct ptd_acc *acc = &time->est.acc;
 	struct ptd_wall *wall = &acc->wall;
 	const struct ptd_mtc_step *step = &acc->la_step;
-	uint64_t elapsed = 0;
 
 	/* ptd_acc_mtc() with the step of the segment's look-ahead, when
 	 * ptd_wall_apply_mtc() only takes the step over (the wall is not
 	 * between a TSC and its TMA) and no mtc_freq check is due. */
 	if (time->cfg.opt.mode == ptd_time_mode_libipt || !acc->la_next ||
-	    !ahead || ahead->pos != acc->la_next || ctc != acc->la_ctc ||
 	    acc->check_mtc_freq || (wall->have_tsc && !wall->have_tma) ||
-	    !ptd_time_cfg_has_ctc(&time->cfg))
-		return 0;
-	if (!acc->unknown_start && acc->tcal.have_ratio)
-		elapsed = ptd_acc_ticks(acc, acc->seg_cycles);
-	if (elapsed != acc->la_elapsed)
+	    !ptd_time_cfg_has_ctc(&time->cfg) ||
+	    !ptd_acc_la_planned(acc, ctc, ahead, ptd_acc_mtc_elapsed(acc)))
 		return 0;
 
 	memset(&time->report, 0, sizeof(time->report));
@@ -540,8 +552,7 @@ static int ptd_acc_scan_next_mtc(const struct ptd_time *time,
 	/* The cycles up to the MTC: the segment's and this CYC's. */
 	scan->cycles = ptd_time_sat_add(acc->seg_cycles, cycles);
 	if (acc->tcal.have_ratio)
-		elapsed = ptd_time_mulshr(scan->cycles, acc->tcal.ratio,
-		                          PTD_TCAL_SHIFT);
+		elapsed = ptd_acc_ticks(acc, scan->cycles);
 	if (ptd_wall_mtc(&acc->wall, &time->cfg, pos[1], elapsed,
 	                 &scan->mtc_step) != 0)
 		return 0;

@@ -726,17 +726,25 @@ static inline int ptd_time_update(struct ptd_time *time,
                                   const struct pt_packet *packet,
                                   const struct ptd_time_ahead *ahead)
 {
-	if (time && packet && packet->type == ppt_cyc &&
-	    (ptd_time_cyc_fast(time, packet->payload.cyc.value) ||
-	     ptd_time_cyc_slow(time, packet->payload.cyc.value, ahead)))
-		return 0;
-	if (time && packet && packet->type == ppt_mtc &&
-	    ptd_time_mtc_planned(time, packet->payload.mtc.ctc, ahead))
-		return 0;
-	if (time && packet && ptd_time_ignores(packet->type) &&
-	    time->cfg.opt.mode != ptd_time_mode_libipt) {
-		memset(&time->report, 0, sizeof(time->report));
-		return 0;
+	if (!time || !packet)
+		return ptd_time_apply(time, packet, ahead);
+	switch (packet->type) {
+	case ppt_cyc:
+		if (ptd_time_cyc_fast(time, packet->payload.cyc.value) ||
+		    ptd_time_cyc_slow(time, packet->payload.cyc.value, ahead))
+			return 0;
+		break;
+	case ppt_mtc:
+		if (ptd_time_mtc_planned(time, packet->payload.mtc.ctc, ahead))
+			return 0;
+		break;
+	default:
+		if (ptd_time_ignores(packet->type) &&
+		    time->cfg.opt.mode != ptd_time_mode_libipt) {
+			memset(&time->report, 0, sizeof(time->report));
+			return 0;
+		}
+		break;
 	}
 	return ptd_time_apply(time, packet, ahead);
 }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "ptdecode/ptdecode.h"
+#include "test_util.h"
 #include "time/conv.h"
 
 #include <stdint.h>
@@ -21,15 +22,6 @@ static const struct ptd_perf_tc skl_tc = {31, 1789569706u,
                                           0xfffffff86343cb91ull};
 #define SKL_TSC 0xbc4cbefc32ull
 #define SKL_NS 641256845844ull
-
-/* A deterministic pseudo-random sequence (xorshift64*). */
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
-}
 
 static void test_muldiv_basics(void **state)
 {
@@ -82,8 +74,8 @@ static void test_muldiv_portable(void **state)
 
 	(void)state;
 	for (i = 0; i < 200000; ++i) {
-		uint64_t a = next_rand(&s), b = next_rand(&s),
-		         d = next_rand(&s);
+		uint64_t a = ptd_t_rand64(&s), b = ptd_t_rand64(&s),
+		         d = ptd_t_rand64(&s);
 		uint64_t q1 = 0, q2 = 0;
 		int e1, e2;
 
@@ -201,7 +193,7 @@ static void test_tsc_ns_roundtrip(void **state)
 	(void)state;
 	for (f = 0; f < sizeof(freqs) / sizeof(freqs[0]); ++f) {
 		for (i = 0; i < 10000; ++i) {
-			uint64_t ns = next_rand(&s) >> 8, tsc, back;
+			uint64_t ns = ptd_t_rand64(&s) >> 8, tsc, back;
 
 			assert_int_equal(ptd_ns_to_tsc(&tsc, ns, freqs[f]), 0);
 			assert_int_equal(ptd_tsc_to_ns(&back, tsc, freqs[f]),

@@ -222,15 +222,6 @@ static void test_libc_text(void **state)
 	free(elf);
 }
 
-/* A small deterministic generator (xorshift64*). */
-static uint64_t next_random(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
-}
-
 /* Random bytes biased towards prefixes, escapes and branch opcodes, at
  * every possible length. */
 static void test_random(void **state)
@@ -255,13 +246,13 @@ static void test_random(void **state)
 	assert_non_null(ctx);
 	zydis_full_init(&z);
 	for (i = 0; i < runs; ++i) {
-		uint64_t r = next_random(&seed);
+		uint64_t r = ptd_t_rand64(&seed);
 		enum pt_exec_mode mode = (enum pt_exec_mode)(1 + r % 3);
 		size_t avail = 1 + (r >> 8) % 16, k;
 		uint8_t *code, bytes[16];
 
 		for (k = 0; k < avail; ++k) {
-			uint64_t b = next_random(&seed);
+			uint64_t b = ptd_t_rand64(&seed);
 
 			bytes[k] = (b & 1) ? interesting[(b >> 8) %
 			                                 sizeof(interesting)]
@@ -327,7 +318,8 @@ static void test_opcode_pairs(void **state)
 			code[k++] = (uint8_t)(pair >> 8);
 			code[k++] = (uint8_t)pair;
 			while (k < sizeof(code))
-				code[k++] = (uint8_t)(next_random(&seed) >> 32);
+				code[k++] =
+				        (uint8_t)(ptd_t_rand64(&seed) >> 32);
 			for (m = ptem_16bit; m <= ptem_64bit; ++m)
 				check_one(ctx, &z, code, sizeof(code),
 				          (enum pt_exec_mode)m, 0x1000, &stats);

@@ -35,15 +35,6 @@ struct skip_stream {
 	size_t n;
 };
 
-static uint64_t rng_next(uint64_t *s)
-{
-	/* xorshift64* */
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * UINT64_C(2685821657736338717);
-}
-
 /* One random packet; @dense: the kinds the walk stops at (MTC and the
  * kinds from TSC on) about as frequent as the others; 0: the kinds from
  * TSC on eight times rarer (as in real traces); -1: none (only PAD, TNT-8
@@ -53,7 +44,7 @@ static void random_packet(uint64_t *rng, struct pt_packet *p, int dense)
 	static const enum pt_ip_compression ipcs[] = {
 	        pt_ipc_suppressed, pt_ipc_update_16, pt_ipc_update_32,
 	        pt_ipc_update_48,  pt_ipc_sext_48,   pt_ipc_full};
-	const uint64_t r = rng_next(rng);
+	const uint64_t r = ptd_t_rand64(rng);
 	unsigned kind = (unsigned)(r % 100);
 
 	memset(p, 0, sizeof(*p));

@@ -14,6 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A deterministic pseudo-random sequence (xorshift64*) from the state *@s,
+ * which must not be 0. */
+static inline uint64_t ptd_t_rand64(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * UINT64_C(0x2545f4914f6cdd1d);
+}
+
 /* Return a malloc'ed copy of the @size bytes at @src, allocated with exactly
  * @size bytes (at least one) so that AddressSanitizer flags any read past
  * the end. */
