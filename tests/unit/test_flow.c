@@ -18,9 +18,9 @@
 /* --- Building traces -------------------------------------------------------
  */
 
+/* The packets (test_util.h's trace builder) and bytes after them. */
 struct trace {
-	struct pt_packet p[64];
-	size_t n;
+	struct ptd_t_trace pk;
 	/* Bytes after the packets (a packet cut short, say). */
 	uint8_t tail[16];
 	size_t ntail;
@@ -28,13 +28,7 @@ struct trace {
 
 static struct pt_packet *add(struct trace *t, enum pt_packet_type type)
 {
-	struct pt_packet *p;
-
-	assert_true(t->n < sizeof(t->p) / sizeof(t->p[0]));
-	p = &t->p[t->n++];
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	return p;
+	return ptd_t_add(&t->pk, type);
 }
 
 static void ip(struct trace *t, enum pt_packet_type type, uint64_t addr)
@@ -99,18 +93,11 @@ static void psb(struct trace *t, uint64_t at)
 
 static size_t encode(uint8_t *buf, size_t cap, const struct trace *t)
 {
-	struct pt_encoder *enc = ptd_t_encoder(buf, cap);
-	uint64_t offset = 0;
-	size_t i;
+	const size_t offset = ptd_t_encode(buf, cap, t->pk.packets, t->pk.n);
 
-	for (i = 0; i < t->n; i++)
-		if (pt_enc_next(enc, &t->p[i]) <= 0)
-			fail_msg("packet %zu did not encode", i);
-	assert_int_equal(pt_enc_get_offset(enc, &offset), 0);
-	pt_free_encoder(enc);
 	assert_true(offset + t->ntail <= cap);
 	memcpy(buf + offset, t->tail, t->ntail);
-	return (size_t)offset + t->ntail;
+	return offset + t->ntail;
 }
 
 /* --- Running the decoders ------------------------------------------------ */
