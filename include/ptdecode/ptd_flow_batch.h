@@ -146,7 +146,10 @@ ptd_flow_batch_get_sync_offset(const struct ptd_flow_batch *dec,
  * error point was decoded (pt_insn_next() would have returned it together
  * with the error) it is the last one written.  ptd_flow_batch_error_ip()
  * gives its IP, or the IP that could not be fetched
- * (-pte_nomap, -pte_bad_insn), or 0 (-pte_no_enable). */
+ * (-pte_nomap, -pte_bad_insn), or 0 (-pte_no_enable).
+ *
+ * Entries from *@count up to @n of @ips and @tscs are scratch: the decoder
+ * may write them (whole steps of IPs are faster than exact ones). */
 extern pt_export int ptd_flow_next_insns(struct ptd_flow_batch *dec,
                                          uint64_t *ips, uint64_t *tscs,
                                          size_t n, size_t *count);

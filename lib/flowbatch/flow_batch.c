@@ -11,8 +11,11 @@
  * last instruction, which goes through ptd_flow_exec() as pt_insn_next()
  * would take it.  A run costs a hash lookup (or a successor check), a copy
  * of its offsets and the one ptd_flow_exec() call of its branch.  Whenever
- * the engine is not quiet (events, ticks, a run that does not fit), the
- * decoder steps one instruction at a time exactly as pt_insn_next() does.
+ * the engine is not quiet (events, ticks), the decoder steps one
+ * instruction at a time exactly as pt_insn_next() does.  A run that does
+ * not fit into the rest of the caller's array gives the instructions that
+ * do (all of class ptic_other, so each only moves the IP on); the next call
+ * goes on with the run found or built at the next IP.
  *
  * The run cache depends on the code only: it is dropped when the image, its
  * generation or the address space changes. */
@@ -31,7 +34,14 @@
 
 /* At most this many instructions per run (a run never needs more room than
  * this in the caller's array). */
-enum { fb_max_run = 1024, fb_no_run = 0xffffffffu };
+enum {
+	fb_max_run = 1024,
+	fb_no_run = 0xffffffffu,
+	/* The instruction loops write a run's IPs and times in steps of
+	 * fb_wide entries where the arrays have the room (fb_emit()),
+	 * so the pool keeps that many readable entries after every run. */
+	fb_wide = 8
+};
 
 /* What the last instruction of a run is, for the chain loops: something
  * they leave to the engine, a conditional branch, a direct jump, a direct
@@ -306,12 +316,16 @@ static int fb_reserve(struct ptd_flow_batch *dec)
 		dec->runs = runs;
 		dec->caprun = cap;
 	}
-	if (dec->capoffs - dec->noffs < fb_max_run) {
+	if (dec->capoffs - dec->noffs < fb_max_run + fb_wide) {
 		size_t cap = dec->capoffs ? dec->capoffs * 2 : 16384;
 		uint64_t *offs = realloc(dec->offs, cap * sizeof(*offs));
 
 		if (!offs)
 			return -pte_nomem;
+		/* What fb_emit() reads past a run's IPs is written
+		 * (and overwritten) like the rest, so it is defined. */
+		memset(offs + dec->capoffs, 0,
+		       (cap - dec->capoffs) * sizeof(*offs));
 		dec->offs = offs;
 		dec->capoffs = cap;
 	}
@@ -789,15 +803,49 @@ fb_chain_branch(struct ptd_flow_batch *dec, struct fb_chain *c,
 	return 1;
 }
 
+/* Four IPs or times: one 32-byte move where the CPU has AVX2 (gcc copies a
+ * plain 64-byte memcpy() in 16-byte pieces). */
+typedef uint64_t fb_vec __attribute__((vector_size(32)));
+
 /* Write the instructions of run @r to @ips (and @tscs: time @t, the last
- * one @tlast). */
+ * one @tlast).  @room: how many entries the arrays have from @ips and
+ * @tscs on (at least r->ninsn).  Where they have enough, the IPs and times
+ * go in whole steps of fb_wide entries, one or two per run on the usual
+ * code: entries after the run's last are scratch that the next run or the
+ * caller's next call overwrites (the pool has fb_wide readable entries
+ * after each run), and the steps have no remainder loops to mispredict. */
 static inline void fb_emit(const struct ptd_flow_batch *dec,
-                           const struct fb_run *r, uint64_t *ips,
-                           uint64_t *tscs, uint64_t t, uint64_t tlast)
+                           const struct fb_run *r, uint64_t *restrict ips,
+                           uint64_t *restrict tscs, size_t room, uint64_t t,
+                           uint64_t tlast)
 {
-	const uint64_t *src = dec->offs + r->off;
+	const uint64_t *restrict src = dec->offs + r->off;
 	uint32_t k = r->ninsn, j;
 
+	if (__builtin_expect(room >= (size_t)k + fb_wide - 1, 1)) {
+		const fb_vec tv = {t, t, t, t};
+
+		j = 0;
+		do {
+			fb_vec a, b;
+
+			memcpy(&a, src + j, sizeof(a));
+			memcpy(&b, src + j + 4, sizeof(b));
+			memcpy(ips + j, &a, sizeof(a));
+			memcpy(ips + j + 4, &b, sizeof(b));
+			j += fb_wide;
+		} while (j < k);
+		if (tscs) {
+			j = 0;
+			do {
+				memcpy(tscs + j, &tv, sizeof(tv));
+				memcpy(tscs + j + 4, &tv, sizeof(tv));
+				j += fb_wide;
+			} while (j < k);
+			tscs[k - 1] = tlast;
+		}
+		return;
+	}
 	for (j = 0; j < k; ++j)
 		ips[j] = src[j];
 	if (tscs) {
@@ -878,8 +926,8 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
                                                                                \
 		*stop = 0;                                                     \
 		FB_CHAIN_LOOP(r->ninsn <= n - i, {                             \
-			fb_emit(dec, r, ips + i, tscs ? tscs + i : NULL, t,    \
-			        tlast);                                        \
+			fb_emit(dec, r, ips + i, tscs ? tscs + i : NULL,       \
+			        n - i, t, tlast);                              \
 			i += r->ninsn;                                         \
 		});                                                            \
 		*cnt = i;                                                      \
@@ -1029,6 +1077,26 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 				 * honest. */
 				prev = idx;
 				continue;
+			}
+			if (idx != fb_no_run && fb_fast(flow)) {
+				/* The run does not fit: the instructions that
+				 * do are of class ptic_other (only a run's
+				 * last one is not), and each only moves the
+				 * IP on, to the next one in the run. */
+				const struct fb_run *run = &dec->runs[idx];
+				const uint64_t *src = dec->offs + run->off;
+				size_t m = n - cnt, j;
+				uint64_t t = tscs ? fb_now(flow) : 0;
+
+				for (j = 0; j < m; ++j) {
+					ips[cnt + j] = src[j];
+					if (tscs)
+						tscs[cnt + j] = t;
+				}
+				cnt = n;
+				flow->ip = src[m];
+				status = ptd_flow_status(flow, 0);
+				break;
 			}
 		}
 
