@@ -68,21 +68,24 @@ struct fb_run {
 	uint64_t end_ip;
 	uint64_t fall_ip;
 	uint64_t tgt_ip;
-	/* Index of the first IP in the pool, number of instructions. */
+	/* Index of the first IP in the pool. */
 	uint32_t off;
-	uint32_t ninsn;
 	/* For the chain loops: the run at @fall_ip ([0]) and at @tgt_ip
 	 * ([1]), once known, or fb_no_run.  A run's links name runs of the
 	 * same cache generation: a flush empties the cache, and a run is
 	 * built with no links. */
 	uint32_t link[2];
+	/* Number of instructions (at most fb_max_run); @term's class (enum
+	 * pt_insn_class), ptic_other without it; the mode.  In the order of
+	 * struct ptd_flow_block's ninsn, iclass and mode, so that a block's
+	 * last eight bytes are one load and one store (fb_block_tail()). */
+	uint16_t ninsn;
+	uint8_t iclass;
 	uint8_t mode;
 	/* @term is the last instruction (not ptic_other). */
 	uint8_t has_term;
 	/* How the chain loops take @term (fb_fk_*). */
 	uint8_t fkind;
-	/* @term's class (enum pt_insn_class), ptic_other without it. */
-	uint8_t iclass;
 	/* The IP after the run if it has no branch at its end. */
 	uint64_t next_ip;
 
@@ -96,6 +99,36 @@ struct fb_run {
 
 _Static_assert(offsetof(struct fb_run, next_ip) + sizeof(uint64_t) <= 64,
                "the chain loops' fields fill one cache line");
+_Static_assert(offsetof(struct fb_run, iclass) ==
+                               offsetof(struct fb_run, ninsn) + 2 &&
+                       offsetof(struct fb_run, mode) ==
+                               offsetof(struct fb_run, ninsn) + 3 &&
+                       offsetof(struct ptd_flow_block, iclass) ==
+                               offsetof(struct ptd_flow_block, ninsn) + 2 &&
+                       offsetof(struct ptd_flow_block, mode) ==
+                               offsetof(struct ptd_flow_block, ninsn) + 3 &&
+                       offsetof(struct ptd_flow_block, reserved) ==
+                               offsetof(struct ptd_flow_block, ninsn) + 4 &&
+                       offsetof(struct ptd_flow_block, end_ip) ==
+                               offsetof(struct ptd_flow_block, ip) + 8 &&
+                       offsetof(struct fb_run, end_ip) ==
+                               offsetof(struct fb_run, ip) + 8,
+               "fb_put_block() copies the fields in groups");
+
+/* Write the block of run @r with time @tsc to @b: IP and end IP (16 bytes),
+ * the time, and ninsn, iclass and mode with reserved 0 (8 bytes). */
+static inline void fb_put_block(struct ptd_flow_block *b,
+                                const struct fb_run *r, uint64_t tsc)
+{
+	uint32_t tail;
+	uint64_t w;
+
+	memcpy(&b->ip, &r->ip, 2 * sizeof(uint64_t));
+	b->tsc = tsc;
+	memcpy(&tail, &r->ninsn, sizeof(tail));
+	w = tail;
+	memcpy(&b->ninsn, &w, sizeof(w));
+}
 
 struct ptd_flow_batch {
 	struct ptd_flow flow;
@@ -411,7 +444,7 @@ static uint32_t fb_build(struct ptd_flow_batch *dec, uint64_t ip,
 	run->ip = ip;
 	run->next_ip = cur;
 	run->off = (uint32_t)dec->noffs;
-	run->ninsn = k;
+	run->ninsn = (uint16_t)k;
 	run->mode = (uint8_t)mode;
 	dec->noffs += k;
 	fb_insert(dec, dec->nruns);
@@ -674,20 +707,26 @@ static inline int fb_chain_can(const struct fb_chain *c)
 	return c->left && c->logroom;
 }
 
-static inline void fb_chain_take(struct fb_chain *c)
+/* Take @k outcomes of the chain's item (at most c->left and c->logroom). */
+static inline void fb_chain_took(struct fb_chain *c, uint32_t k)
 {
 	c->last = c->it;
 	c->tsc = c->it->tsc;
-	c->taken++;
-	c->logroom--;
-	c->used++;
-	c->left--;
+	c->taken += k;
+	c->logroom -= k;
+	c->used += k;
+	c->left -= k;
 	if (c->used == c->it->count) {
 		/* On to the next item (not an event, see fb_chain_load()). */
 		c->pos++;
 		c->used = 0;
 		fb_chain_load(c);
 	}
+}
+
+static inline void fb_chain_take(struct fb_chain *c)
+{
+	fb_chain_took(c, 1);
 }
 
 /* Take the TIP item that ptd_qsrc_indirect() would answer next, with its
@@ -855,6 +894,53 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 	}
 }
 
+/* The chain loop's inner loop, at the top of each of its turns (run @r at
+ * index @idx): runs that end in a conditional branch, one after the other
+ * on the outcomes of the chain's current TNT item, while each one's link
+ * on the side taken is known and @ROOM holds.  The item's outcomes are a
+ * mask with the next one in the top bit, and the chain's state is brought
+ * up to date once, after the last run (fb_chain_took()); the time before
+ * the first branch is the chain's, after each the item's.  Leaves the turn
+ * with @idx at the next run (found with fb_follow() if the last run had no
+ * link yet), or ends the chain where there is no run. */
+#define FB_CHAIN_FAST(ROOM, EMIT)                                              \
+	if (r->fkind == fb_fk_cond && fb_chain_can(&c_) && (ROOM)) {           \
+		const struct ptd_qry_item *it_ = c_.it;                        \
+		const struct fb_run *const runs_ = dec->runs;                  \
+		uint64_t mask_ = it_->value << (64u - (it_->count - c_.used)); \
+		uint32_t lim_ = c_.left < c_.logroom ? c_.left                 \
+		                                     : (uint32_t)c_.logroom;   \
+		uint32_t k_ = 0, nx_;                                          \
+		int tk_;                                                       \
+                                                                               \
+		tlast = it_->tsc;                                              \
+		for (;;) {                                                     \
+			tk_ = (int)(mask_ >> 63);                              \
+			mask_ <<= 1;                                           \
+			k_++;                                                  \
+			EMIT;                                                  \
+			t = tlast;                                             \
+			nx_ = r->link[tk_];                                    \
+			if (nx_ == fb_no_run || k_ == lim_)                    \
+				break;                                         \
+			r = &runs_[nx_];                                       \
+			if (r->fkind != fb_fk_cond || !(ROOM))                 \
+				break;                                         \
+			idx = nx_;                                             \
+		}                                                              \
+		fb_chain_took(&c_, k_);                                        \
+		if (nx_ == fb_no_run) {                                        \
+			ip = tk_ ? r->tgt_ip : r->fall_ip;                     \
+			nx_ = fb_follow(dec, idx, tk_, ip, mode_);             \
+			if (nx_ == fb_no_run) {                                \
+				fb_chain_end(dec, &c_, ip);                    \
+				break;                                         \
+			}                                                      \
+		}                                                              \
+		idx = nx_;                                                     \
+		continue;                                                      \
+	}
+
 /* Runs one after the other from run @idx on, while the engine is quiet:
  * chained (fb_chain_branch()) where possible, else with the engine's
  * fb_exec_term().  For each run taken, @emit is called with the run, the
@@ -874,6 +960,7 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 			uint64_t t = c_.tsc, tlast, ip;                        \
 			int side_ = -1;                                        \
                                                                                \
+			FB_CHAIN_FAST(ROOM, EMIT)                              \
 			if (!(ROOM) || !r->has_term) {                         \
 				fb_chain_end(dec, &c_, r->ip);                 \
 				break;                                         \
@@ -951,16 +1038,9 @@ static int fb_chain_blocks(struct ptd_flow_batch *dec, uint32_t idx,
 
 	*stop = 0;
 	FB_CHAIN_LOOP(i < n, {
-		struct ptd_flow_block *b = &blocks[i++];
-
 		(void)t;
-		b->ip = r->ip;
-		b->end_ip = r->end_ip;
-		b->tsc = tlast;
-		b->ninsn = (uint16_t)r->ninsn;
-		b->iclass = r->iclass;
-		b->mode = mode_;
-		b->reserved = 0;
+		/* (r->mode is mode_: runs are looked up by IP and mode.) */
+		fb_put_block(&blocks[i++], r, tlast);
 	});
 	*cnt = i;
 	return status;
