@@ -908,8 +908,8 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 		const struct ptd_qry_item *it_ = c_.it;                        \
 		const struct fb_run *const runs_ = dec->runs;                  \
 		uint64_t mask_ = it_->value << (64u - (it_->count - c_.used)); \
-		uint32_t lim_ = c_.left < c_.logroom ? c_.left                 \
-		                                     : (uint32_t)c_.logroom;   \
+		uint32_t lim_ =                                                \
+		        c_.left < c_.logroom ? c_.left : (uint32_t)c_.logroom; \
 		uint32_t k_ = 0, nx_;                                          \
 		int tk_;                                                       \
                                                                                \
