@@ -729,6 +729,25 @@ static inline void fb_chain_take(struct fb_chain *c)
 	fb_chain_took(c, 1);
 }
 
+/* Write @n conditional-branch calls to the replay log after the chain's
+ * first c->logged.  The log has room for c->taken + c->logroom calls from
+ * c->log on, and a few are usually written at a time: two 8-byte stores
+ * where they fit (what they write after the @n calls is overwritten by
+ * the calls that come next), memset() otherwise. */
+static inline void fb_log_cond(const struct fb_chain *c, size_t n)
+{
+	uint8_t *p = c->log + c->logged;
+	size_t room = c->taken + c->logroom - c->logged;
+	const uint64_t w = UINT64_C(0x0101010101010101) * ptd_qsrc_call_cond;
+
+	if (n <= 16 && room >= 16) {
+		memcpy(p, &w, sizeof(w));
+		memcpy(p + 8, &w, sizeof(w));
+		return;
+	}
+	memset(p, ptd_qsrc_call_cond, n);
+}
+
 /* Take the TIP item that ptd_qsrc_indirect() would answer next, with its
  * IP in *@ip, if the status after it is 0: the item at c->pos is a TIP
  * with an IP (no TNT outcomes are pending) and the item after it is in the
@@ -751,8 +770,7 @@ static inline int fb_chain_tip(struct fb_chain *c, uint64_t *ip, int ret)
 	    it[1].kind == ptd_qry_item_error)
 		return 0;
 	if (c->log) {
-		memset(c->log + c->logged, ptd_qsrc_call_cond,
-		       c->taken - c->logged + (ret ? 1u : 0u));
+		fb_log_cond(c, c->taken - c->logged + (ret ? 1u : 0u));
 		c->log[c->taken + calls - 1] = ptd_qsrc_call_indirect;
 		c->logged = c->taken + (uint32_t)calls;
 	}
@@ -777,8 +795,7 @@ static inline void fb_chain_end(struct ptd_flow_batch *dec,
 	if (!c->taken)
 		return;
 	if (c->log) {
-		memset(c->log + c->logged, ptd_qsrc_call_cond,
-		       c->taken - c->logged);
+		fb_log_cond(c, c->taken - c->logged);
 		qs->nlog += c->taken;
 	}
 	qs->pos = c->pos;
