@@ -584,7 +584,7 @@ static void usage(const char *prog)
 	        "  --large-mb N  size of the large buffers in MiB (default "
 	        "256)\n"
 	        "  --batch N     packets per ptd_pkt_next_batch call (default "
-	        "256)\n"
+	        "1024: 24 KiB of packets, which stay in the L1 cache)\n"
 	        "  --corpora DIR the real traces (default %s)\n"
 	        "  --large-only  only the large buffers, not each trace\n"
 	        "  --only DEC    time only DEC: next, batch or libipt (for "
@@ -614,7 +614,7 @@ int main(int argc, char **argv)
 	struct input large;
 	struct pt_version ver;
 	size_t ncorpus = 0;
-	uint64_t reps = 9, min_ms = 50, large_mb = 256, batch = 256;
+	uint64_t reps = 9, min_ms = 50, large_mb = 256, batch = 1024;
 	char msg[512];
 	int status = 0;
 
