@@ -1057,9 +1057,14 @@ static int flow_event(struct ptd_flow *flow, struct pt_event *uevent,
 	}
 	}
 
-	if (size > sizeof(*ev))
-		size = sizeof(*ev);
-	memcpy(uevent, ev, size);
+	/* A whole event is the usual case: a copy of known size, which the
+	 * compiler makes a few vector moves (memcpy() of a variable size
+	 * became a rep movsq, about 3 % of the batch instruction flow's time
+	 * on mruby, an event per 15 runs). */
+	if (size >= sizeof(*ev))
+		*uevent = *ev;
+	else
+		memcpy(uevent, ev, size);
 	flow->process_event = 0;
 
 	/* More events may bind to the instruction we are holding; once they

@@ -1834,7 +1834,12 @@ int pt_qry_event(struct pt_query_decoder *decoder, struct pt_event *event,
 		if (err < 0)
 			return err;
 		if (decoder->event) {
-			memcpy(event, &decoder->event->ev, size);
+			/* (A copy of known size for a whole event: see
+			 * flow_event() in lib/flow/flow.c.) */
+			if (size == sizeof(*event))
+				*event = decoder->event->ev;
+			else
+				memcpy(event, &decoder->event->ev, size);
 			break;
 		}
 		err = ptd_qry_read_ahead(decoder);
