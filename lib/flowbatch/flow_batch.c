@@ -78,7 +78,7 @@ struct fb_run {
 	/* Number of instructions (at most fb_max_run); @term's class (enum
 	 * pt_insn_class), ptic_other without it; the mode.  In the order of
 	 * struct ptd_flow_block's ninsn, iclass and mode, so that a block's
-	 * last eight bytes are one load and one store (fb_block_tail()). */
+	 * last eight bytes are two stores (fb_put_block()). */
 	uint16_t ninsn;
 	uint8_t iclass;
 	uint8_t mode;
@@ -116,18 +116,18 @@ _Static_assert(offsetof(struct fb_run, iclass) ==
                "fb_put_block() copies the fields in groups");
 
 /* Write the block of run @r with time @tsc to @b: IP and end IP (16 bytes),
- * the time, and ninsn, iclass and mode with reserved 0 (8 bytes). */
+ * the time, ninsn, iclass and mode (4 bytes) and reserved 0. */
 static inline void fb_put_block(struct ptd_flow_block *b,
                                 const struct fb_run *r, uint64_t tsc)
 {
-	uint32_t tail;
-	uint64_t w;
-
-	memcpy(&b->ip, &r->ip, 2 * sizeof(uint64_t));
+	memcpy((char *)b + offsetof(struct ptd_flow_block, ip),
+	       (const char *)r + offsetof(struct fb_run, ip),
+	       2 * sizeof(uint64_t));
 	b->tsc = tsc;
-	memcpy(&tail, &r->ninsn, sizeof(tail));
-	w = tail;
-	memcpy(&b->ninsn, &w, sizeof(w));
+	memcpy((char *)b + offsetof(struct ptd_flow_block, ninsn),
+	       (const char *)r + offsetof(struct fb_run, ninsn),
+	       sizeof(uint32_t));
+	b->reserved = 0;
 }
 
 struct ptd_flow_batch {
@@ -146,6 +146,10 @@ struct ptd_flow_batch {
 	uint32_t tbits;
 	/* Counts the flushes of the cache. */
 	uint32_t gen;
+	/* Where the last call of ptd_flow_next_insns() stopped inside a run
+	 * that did not fit: run @part_idx of generation @part_gen, its
+	 * instruction @part_off next (fb_no_run: none). */
+	uint32_t part_idx, part_off, part_gen;
 	const struct pt_image *cache_image;
 	uint64_t cache_gen;
 	uint64_t cache_cr3, cache_vmcs;
@@ -169,6 +173,7 @@ ptd_flow_batch_alloc(const struct pt_config *config,
 #ifdef FB_AVX2
 	dec->avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
 #endif
+	dec->part_idx = fb_no_run;
 	return dec;
 }
 
@@ -1069,6 +1074,25 @@ static int fb_chain_blocks(struct ptd_flow_batch *dec, uint32_t idx,
 /* --- Decoding --------------------------------------------------------------
  */
 
+/* Where ptd_flow_next_insns() goes on inside the run the last call stopped
+ * in: the index of the next instruction in run dec->part_idx, if the engine
+ * is quiet and still at that instruction, in the same mode, with the same
+ * cache; else 0 (then the run at the IP is looked up or built).  From any
+ * instruction of a run, the rest of the run is the same code. */
+static inline uint32_t fb_resume(const struct ptd_flow_batch *dec)
+{
+	const struct fb_run *run;
+
+	if (dec->part_idx == fb_no_run || dec->part_gen != dec->gen ||
+	    dec->part_idx >= dec->nruns || !fb_fast(&dec->flow))
+		return 0;
+	run = &dec->runs[dec->part_idx];
+	if (dec->part_off >= run->ninsn || run->mode != dec->flow.mode ||
+	    dec->offs[run->off + dec->part_off] != dec->flow.ip)
+		return 0;
+	return dec->part_off;
+}
+
 /* One instruction as pt_insn_next() does it: *@done is set if it was
  * decoded (and so reported, also with an error after it).  Returns the
  * status or a negative error. */
@@ -1121,10 +1145,16 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 
 	while (cnt < n) {
 		if (fb_runs_ok(flow)) {
-			uint32_t idx = fb_run_at(dec, prev);
+			uint32_t idx, o = fb_resume(dec);
 
+			if (o) {
+				idx = dec->part_idx;
+			} else {
+				idx = fb_run_at(dec, prev);
+			}
+			dec->part_idx = fb_no_run;
 			prev = fb_no_run;
-			if (idx != fb_no_run && fb_fast(flow)) {
+			if (!o && idx != fb_no_run && fb_fast(flow)) {
 				size_t before = cnt;
 				int stop;
 
@@ -1144,11 +1174,13 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 					continue;
 			}
 			if (idx != fb_no_run &&
-			    dec->runs[idx].ninsn <= n - cnt) {
+			    dec->runs[idx].ninsn - o <= n - cnt) {
+				/* The run, or the rest of it from instruction
+				 * @o on. */
 				const struct fb_run *run = &dec->runs[idx];
-				const uint64_t *src = dec->offs + run->off;
+				const uint64_t *src = dec->offs + run->off + o;
 				uint64_t *out = ips + cnt;
-				uint32_t k = run->ninsn, j;
+				uint32_t k = run->ninsn - o, j;
 
 				for (j = 0; j < k; ++j)
 					out[j] = src[j];
@@ -1164,12 +1196,15 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 					continue;
 				}
 				status = fb_exec_term(flow, &run->term);
+				/* (Also after an error: the branch is reported
+				 * with it, and its time is pt_insn_time()'s
+				 * after the failed query.) */
+				if (tscs)
+					tscs[cnt - 1] = fb_now(flow);
 				if (status < 0) {
 					dec->err_ip = run->term.ip;
 					break;
 				}
-				if (tscs)
-					tscs[cnt - 1] = fb_now(flow);
 				if (status & (pts_event_pending | pts_eos))
 					break;
 				/* An address-space change cannot happen
@@ -1182,9 +1217,10 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 				/* The run does not fit: the instructions that
 				 * do are of class ptic_other (only a run's
 				 * last one is not), and each only moves the
-				 * IP on, to the next one in the run. */
+				 * IP on, to the next one in the run.  The next
+				 * call goes on there (fb_resume()). */
 				const struct fb_run *run = &dec->runs[idx];
-				const uint64_t *src = dec->offs + run->off;
+				const uint64_t *src = dec->offs + run->off + o;
 				size_t m = n - cnt, j;
 				uint64_t t = tscs ? fb_now(flow) : 0;
 
@@ -1195,6 +1231,9 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 				}
 				cnt = n;
 				flow->ip = src[m];
+				dec->part_idx = idx;
+				dec->part_off = o + (uint32_t)m;
+				dec->part_gen = dec->gen;
 				status = ptd_flow_status(flow, 0);
 				break;
 			}
