@@ -149,7 +149,8 @@ ptd_flow_batch_get_sync_offset(const struct ptd_flow_batch *dec,
  * (-pte_nomap, -pte_bad_insn), or 0 (-pte_no_enable).
  *
  * Entries from *@count up to @n of @ips and @tscs are scratch: the decoder
- * may write them (whole steps of IPs are faster than exact ones). */
+ * may write them (whole steps of IPs are faster than exact ones).  @ips and
+ * @tscs must not overlap. */
 extern pt_export int ptd_flow_next_insns(struct ptd_flow_batch *dec,
                                          uint64_t *ips, uint64_t *tscs,
                                          size_t n, size_t *count);

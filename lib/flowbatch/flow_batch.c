@@ -192,6 +192,7 @@ int ptd_flow_batch_set_image(struct ptd_flow_batch *dec, struct pt_image *image)
 {
 	if (!dec)
 		return -pte_invalid;
+	dec->part_idx = fb_no_run;
 	ptd_flow_set_image(&dec->flow, image);
 	return 0;
 }
@@ -205,6 +206,7 @@ int ptd_flow_batch_sync_forward(struct ptd_flow_batch *dec)
 {
 	if (!dec)
 		return -pte_invalid;
+	dec->part_idx = fb_no_run;
 	return ptd_flow_sync(&dec->flow, 0, 0);
 }
 
@@ -212,6 +214,7 @@ int ptd_flow_batch_sync_backward(struct ptd_flow_batch *dec)
 {
 	if (!dec)
 		return -pte_invalid;
+	dec->part_idx = fb_no_run;
 	return ptd_flow_sync(&dec->flow, 1, 0);
 }
 
@@ -219,6 +222,7 @@ int ptd_flow_batch_sync_set(struct ptd_flow_batch *dec, uint64_t offset)
 {
 	if (!dec)
 		return -pte_invalid;
+	dec->part_idx = fb_no_run;
 	return ptd_flow_sync(&dec->flow, 2, offset);
 }
 
