@@ -15,7 +15,7 @@
  * instruction at a time exactly as pt_insn_next() does.  A run that does
  * not fit into the rest of the caller's array gives the instructions that
  * do (all of class ptic_other, so each only moves the IP on); the next call
- * goes on with the run found or built at the next IP.
+ * goes on with the rest of that run (fb_resume()).
  *
  * The run cache depends on the code only: it is dropped when the image, its
  * generation or the address space changes. */
