@@ -99,20 +99,17 @@ struct fb_run {
 
 _Static_assert(offsetof(struct fb_run, next_ip) + sizeof(uint64_t) <= 64,
                "the chain loops' fields fill one cache line");
-_Static_assert(offsetof(struct fb_run, iclass) ==
-                               offsetof(struct fb_run, ninsn) + 2 &&
-                       offsetof(struct fb_run, mode) ==
-                               offsetof(struct fb_run, ninsn) + 3 &&
-                       offsetof(struct ptd_flow_block, iclass) ==
-                               offsetof(struct ptd_flow_block, ninsn) + 2 &&
-                       offsetof(struct ptd_flow_block, mode) ==
-                               offsetof(struct ptd_flow_block, ninsn) + 3 &&
-                       offsetof(struct ptd_flow_block, reserved) ==
-                               offsetof(struct ptd_flow_block, ninsn) + 4 &&
-                       offsetof(struct ptd_flow_block, end_ip) ==
-                               offsetof(struct ptd_flow_block, ip) + 8 &&
-                       offsetof(struct fb_run, end_ip) ==
-                               offsetof(struct fb_run, ip) + 8,
+
+/* Whether field @b of struct @s lies @d bytes after its field @a. */
+#define FB_AFTER(s, a, b, d)                                                   \
+	(offsetof(struct s, b) == offsetof(struct s, a) + (d))
+
+_Static_assert(FB_AFTER(fb_run, ip, end_ip, 8) &&
+                       FB_AFTER(ptd_flow_block, ip, end_ip, 8) &&
+                       FB_AFTER(fb_run, ninsn, iclass, 2) &&
+                       FB_AFTER(fb_run, ninsn, mode, 3) &&
+                       FB_AFTER(ptd_flow_block, ninsn, iclass, 2) &&
+                       FB_AFTER(ptd_flow_block, ninsn, mode, 3),
                "fb_put_block() copies the fields in groups");
 
 /* Write the block of run @r with time @tsc to @b: IP and end IP (16 bytes),
