@@ -2,11 +2,13 @@
 /* The batch flow decoder against ptdecode's pt_insn_next():
  *
  *	test_flow_batch api
+ *	test_flow_batch long
  *	test_flow_batch corpus <libxdc-dir> [quick]
  *	test_flow_batch gen <first-seed> <count> <steps>
  *	test_flow_batch corrupt <first-seed> <count> <steps>
  *
- * api: the argument checks.  corpus: libxdc's foo, mruby and Unzip traces with
+ * api: the argument checks.  long: straight code longer than a run, cut by
+ *arrays of many sizes.  corpus: libxdc's foo, mruby and Unzip traces with
  *their page dumps as the image (exit 77 when absent); gen: code + trace pairs
  *of tests/flow's generator; corrupt: the same with one to three bytes of each
  *trace overwritten (decode errors, resynchronization, offsets; at most 20 times
@@ -165,6 +167,108 @@ static int gen(uint64_t first, uint64_t count, size_t steps, int bad_trace)
 	return bad;
 }
 
+/* Straight code longer than a run (fb_max_run, 1024 instructions): @n NOPs,
+ * a JZ back to the first (taken twice, then not), an indirect JMP that a
+ * TIP.PGD ends.  The decoders must agree with each other and give all
+ * 3 (n + 1) + 1 instructions, with arrays that cut the runs anywhere. */
+static int long_run(size_t n)
+{
+	static const size_t lcaps[] = {4096, 1, 7, 1024, 1025, 1031};
+	const uint64_t base = 0x400000;
+	uint8_t *code = malloc(n + 8), trace[256];
+	struct pt_encoder *enc;
+	struct pt_image *image;
+	struct pt_config config;
+	struct pt_packet pkt;
+	char name[64];
+	int32_t rel = -(int32_t)(n + 6);
+	size_t i;
+	int bad = 0, err = 0;
+
+	if (!code)
+		return 1;
+	memset(code, 0x90, n);
+	code[n] = 0x0f; /* jz base */
+	code[n + 1] = 0x84;
+	memcpy(code + n + 2, &rel, sizeof(rel));
+	code[n + 6] = 0xff; /* jmp *%rax */
+	code[n + 7] = 0xe0;
+
+	pt_config_init(&config);
+	config.begin = trace;
+	config.end = trace + sizeof(trace);
+	enc = pt_alloc_encoder(&config);
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_psb;
+	err |= pt_enc_next(enc, &pkt) < 0;
+	pkt.type = ppt_psbend;
+	err |= pt_enc_next(enc, &pkt) < 0;
+	pkt.type = ppt_mode;
+	pkt.payload.mode.leaf = pt_mol_exec;
+	pkt.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+	err |= pt_enc_next(enc, &pkt) < 0;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_tip_pge;
+	pkt.payload.ip.ipc = pt_ipc_sext_48;
+	pkt.payload.ip.ip = base;
+	err |= pt_enc_next(enc, &pkt) < 0;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_tnt_8;
+	pkt.payload.tnt.bit_size = 3;
+	pkt.payload.tnt.payload = 6; /* taken, taken, not taken */
+	err |= pt_enc_next(enc, &pkt) < 0;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_tip_pgd;
+	pkt.payload.ip.ipc = pt_ipc_suppressed;
+	err |= pt_enc_next(enc, &pkt) < 0;
+	{
+		uint64_t off = 0;
+
+		err |= !enc || pt_enc_get_offset(enc, &off) < 0;
+		config.end = trace + off;
+	}
+	pt_free_encoder(enc);
+	image = pt_image_alloc(NULL);
+	err |= !image ||
+	       ptd_image_add_buffer(image, code, n + 8, NULL, base, 0) < 0;
+	if (err) {
+		fprintf(stderr, "long run %zu: cannot set up\n", n);
+		pt_image_free(image);
+		free(code);
+		return 1;
+	}
+	snprintf(name, sizeof(name), "long run %zu", n);
+	for (i = 0; i < sizeof(lcaps) / sizeof(lcaps[0]); ++i) {
+		struct fb_check_result res;
+		int r = fb_check(name, &config, image, lcaps[i], 0, &res);
+
+		if (r || res.insns != 3 * (uint64_t)(n + 1) + 1) {
+			fprintf(stderr,
+			        "FAIL %s (array size %zu): %d, %" PRIu64
+			        " instructions\n",
+			        name, lcaps[i], r, res.insns);
+			bad = 1;
+		}
+	}
+	pt_image_free(image);
+	free(code);
+	return bad;
+}
+
+static int long_runs(void)
+{
+	static const size_t ns[] = {1,    1022, 1023, 1024,
+	                            1025, 2047, 2048, 3000};
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); ++i)
+		bad |= long_run(ns[i]);
+	if (!bad)
+		printf("ok: long runs\n");
+	return bad;
+}
+
 /* The argument checks of the interface. */
 static int api(void)
 {
@@ -216,6 +320,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "api"))
 		return api();
+	if (argc == 2 && !strcmp(argv[1], "long"))
+		return long_runs();
 	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "quick"))) &&
 	    !strcmp(argv[1], "corpus"))
 		return corpus(argv[2], argc == 4);
@@ -226,7 +332,8 @@ int main(int argc, char **argv)
 		           (size_t)strtoull(argv[4], NULL, 0),
 		           !strcmp(argv[1], "corrupt"));
 	fprintf(stderr,
-	        "usage: %s api | corpus <libxdc-dir> [quick] | gen|corrupt "
+	        "usage: %s api | long | corpus <libxdc-dir> [quick] | "
+	        "gen|corrupt "
 	        "<first> <count> <steps>\n",
 	        argv[0]);
 	return 2;
