@@ -41,18 +41,13 @@
  * (pt_*_core_bus_ratio(), pt_*_asid()). */
 #define _POSIX_C_SOURCE 200809L
 
-#include "fuzz_common.h"
+#include "fuzz_flow_input.h"
 
 #include <stddef.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-enum {
-	FUZZ_CODE_BASE = 0x400000,
-	FUZZ_MAX_CODE = 4096,
-	FUZZ_MAX_INSNS = 1 << 15,
-	FUZZ_MAX_BLOCKS = 1 << 12
-};
+enum { FUZZ_MAX_INSNS = 1 << 15, FUZZ_MAX_BLOCKS = 1 << 12 };
 
 struct fuzz_flow {
 	const uint8_t *code;
@@ -460,32 +455,22 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct fuzz_flow_input in;
 	struct pt_config config;
 	struct fuzz_flow f;
 	struct fuzz_run runs[2];
 	struct pt_image *image;
-	uint8_t *code, *trace, cfg;
-	size_t code_size;
+	uint8_t cfg;
 	int64_t ninsn[2], nblk[2];
 	int path;
 
-	if (size < 3)
+	if (!fuzz_flow_input_split(&in, data, size))
 		return 0;
-	cfg = data[0];
-	code_size = (size_t)data[1] | ((size_t)(data[2] & 0x1f) << 8);
-	if (code_size > FUZZ_MAX_CODE)
-		code_size %= FUZZ_MAX_CODE + 1;
-	if (code_size > size - 3)
-		code_size = size - 3;
-	/* Exact-size copies, so that ASan sees reads past either. */
-	code = fuzz_alloc(code_size);
-	trace = fuzz_alloc(size - 3 - code_size);
-	memcpy(code, data + 3, code_size);
-	memcpy(trace, data + 3 + code_size, size - 3 - code_size);
-	f.code = code;
-	f.code_size = code_size;
-	f.trace = trace;
-	f.trace_size = size - 3 - code_size;
+	cfg = in.cfg;
+	f.code = in.code;
+	f.code_size = in.code_size;
+	f.trace = in.trace;
+	f.trace_size = in.trace_size;
 
 	image = pt_image_alloc("fuzz");
 	FUZZ_CHECK(image != NULL, "pt_image_alloc");
@@ -493,49 +478,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(pt_image_set_callback(image, fuzz_read_code, &f) ==
 		                   0,
 		           "set callback");
-	else if (code_size)
-		FUZZ_CHECK(ptd_image_add_buffer(image, code, code_size, NULL,
-		                                FUZZ_CODE_BASE, 0) >= 0,
+	else if (in.code_size)
+		FUZZ_CHECK(ptd_image_add_buffer(image, in.code, in.code_size,
+		                                NULL, FUZZ_CODE_BASE, 0) >= 0,
 		           "add buffer");
 
-	pt_config_init(&config);
-	config.begin = trace;
-	config.end = trace + f.trace_size;
-	if (cfg & 0x10) {
-		config.errata.bdm70 = 1;
-		config.errata.bdm64 = 1;
-		config.errata.skd022 = 1;
-		config.errata.skl014 = 1;
-		config.errata.skd010 = 1;
-		config.errata.apl11 = 1;
-		config.errata.apl12 = 1;
-		config.addr_filter.config.addr_cfg = 1;
-		config.addr_filter.addr0_a = FUZZ_CODE_BASE;
-		config.addr_filter.addr0_b = FUZZ_CODE_BASE + FUZZ_MAX_CODE - 1;
-	}
-	switch (cfg >> 6) {
-	case 1:
-		config.mtc_freq = 3;
-		config.cpuid_0x15_eax = 2;
-		config.cpuid_0x15_ebx = 100;
-		config.nom_freq = 12;
-		break;
-	case 2:
-		config.cpuid_0x15_eax = 3;
-		config.cpuid_0x15_ebx = 7;
-		break;
-	case 3:
-		config.mtc_freq = 9;
-		config.cpuid_0x15_eax = 1;
-		config.cpuid_0x15_ebx = 1;
-		break;
-	default:
-		break;
-	}
-
+	fuzz_flow_input_config(&in, &config);
 	/* Path 0 is the batch path, path 1 the pull path. */
-	config.flags.variant.insn.enable_tick_events = (cfg >> 2) & 1;
-	config.flags.variant.insn.keep_tcal_on_ovf = (cfg >> 5) & 1;
 	for (path = 0; path < 2; path++) {
 		fuzz_run_init(&runs[path], path);
 		ninsn[path] = fuzz_insn(&f, &config, image, &runs[path]);
@@ -561,8 +510,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			           (long long)nblk[path]);
 
 	pt_image_free(image);
-	free(code);
-	free(trace);
+	fuzz_flow_input_free(&in);
 	return 0;
 }
 
