@@ -868,6 +868,21 @@ fb_chain_branch(struct ptd_flow_batch *dec, struct fb_chain *c,
 	return 1;
 }
 
+/* Copy @k IPs from @src to @ips and, if @tscs is not NULL, time @t to each
+ * of @k entries of @tscs. */
+static inline void fb_put_insns(uint64_t *restrict ips, uint64_t *restrict tscs,
+                                const uint64_t *restrict src, size_t k,
+                                uint64_t t)
+{
+	size_t j;
+
+	for (j = 0; j < k; ++j)
+		ips[j] = src[j];
+	if (tscs)
+		for (j = 0; j < k; ++j)
+			tscs[j] = t;
+}
+
 /* Four IPs or times: one 32-byte move where the CPU has AVX2 (gcc copies a
  * plain 64-byte memcpy() in 16-byte pieces). */
 typedef uint64_t fb_vec __attribute__((vector_size(32)));
@@ -911,13 +926,9 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 		}
 		return;
 	}
-	for (j = 0; j < k; ++j)
-		ips[j] = src[j];
-	if (tscs) {
-		for (j = 0; j < k; ++j)
-			tscs[j] = t;
+	fb_put_insns(ips, tscs, src, k, t);
+	if (tscs)
 		tscs[k - 1] = tlast;
-	}
 }
 
 /* The chain loop's inner loop, at the top of each of its turns (run @r at
@@ -1179,18 +1190,12 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 				/* The run, or the rest of it from instruction
 				 * @o on. */
 				const struct fb_run *run = &dec->runs[idx];
-				const uint64_t *src = dec->offs + run->off + o;
-				uint64_t *out = ips + cnt;
-				uint32_t k = run->ninsn - o, j;
+				uint32_t k = run->ninsn - o;
 
-				for (j = 0; j < k; ++j)
-					out[j] = src[j];
-				if (tscs) {
-					uint64_t t = fb_now(flow);
-
-					for (j = 0; j < k; ++j)
-						tscs[cnt + j] = t;
-				}
+				fb_put_insns(ips + cnt,
+				             tscs ? tscs + cnt : NULL,
+				             dec->offs + run->off + o, k,
+				             tscs ? fb_now(flow) : 0);
 				cnt += k;
 				if (!run->has_term) {
 					flow->ip = run->next_ip;
@@ -1222,14 +1227,11 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 				 * call goes on there (fb_resume()). */
 				const struct fb_run *run = &dec->runs[idx];
 				const uint64_t *src = dec->offs + run->off + o;
-				size_t m = n - cnt, j;
-				uint64_t t = tscs ? fb_now(flow) : 0;
+				size_t m = n - cnt;
 
-				for (j = 0; j < m; ++j) {
-					ips[cnt + j] = src[j];
-					if (tscs)
-						tscs[cnt + j] = t;
-				}
+				fb_put_insns(ips + cnt,
+				             tscs ? tscs + cnt : NULL, src, m,
+				             tscs ? fb_now(flow) : 0);
 				cnt = n;
 				flow->ip = src[m];
 				dec->part_idx = idx;
