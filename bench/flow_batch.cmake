@@ -5,7 +5,8 @@ add_executable(flow_batch_bench flow_batch_bench.c flow_common.c
   ${PROJECT_SOURCE_DIR}/tests/flow_batch/fb_check.c
   ${PROJECT_SOURCE_DIR}/tools/ptxed/page_dump.c)
 target_include_directories(flow_batch_bench PRIVATE
-  ${PROJECT_SOURCE_DIR}/tools/ptxed ${PROJECT_SOURCE_DIR}/tests/flow_batch)
+  ${PROJECT_SOURCE_DIR}/tools/ptxed ${PROJECT_SOURCE_DIR}/tests/flow_batch
+  ${PROJECT_SOURCE_DIR}/lib)
 target_link_libraries(flow_batch_bench PRIVATE ptdecode_static ptd_libipt_dl)
 target_compile_definitions(flow_batch_bench PRIVATE
   PTD_CORPORA_DIR="${PTD_CORPORA_DIR}")

@@ -2,12 +2,17 @@
 /* Trace results for the flow decoders: pull API or batch items. */
 #include "qsrc.h"
 
+#include "query/qry_copy.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 enum {
 	/* The most calls we remember for a replay. */
-	ptd_qsrc_log_max = 1 << 26
+	ptd_qsrc_log_max = 1 << 26,
+	/* The calls in the log before it starts again from a copy of the
+	 * query decoder (a copy costs about as much as writing 4 KiB). */
+	ptd_qsrc_ckpt_calls = 1 << 14
 };
 
 int ptd_qsrc_init(struct ptd_qsrc *qs, const struct pt_config *config,
@@ -25,6 +30,8 @@ int ptd_qsrc_init(struct ptd_qsrc *qs, const struct pt_config *config,
 	if (!qs->qry)
 		return -pte_nomem;
 	qs->tsc_status = -pte_no_time;
+	qs->log_clean = 1;
+	qs->ckpt_calls = ptd_qsrc_ckpt_calls;
 	return 0;
 }
 
@@ -32,8 +39,39 @@ void ptd_qsrc_fini(struct ptd_qsrc *qs)
 {
 	pt_qry_free_decoder(qs->qry);
 	qs->qry = NULL;
+	pt_qry_free_decoder(qs->base);
+	qs->base = NULL;
+	qs->have_base = 0;
 	free(qs->log);
 	qs->log = NULL;
+}
+
+/* Start the log again at a synchronization point. */
+static void qsrc_log_restart(struct ptd_qsrc *qs)
+{
+	qs->nlog = 0;
+	qs->have_base = 0;
+	qs->log_clean = 1;
+}
+
+/* Start the log again from a copy of the query decoder, which is where the
+ * pull API is after the calls in the log: every result of the batches
+ * fetched so far is taken (see qsrc_peek()).  Nothing changes if the copy
+ * cannot be taken. */
+static void qsrc_checkpoint(struct ptd_qsrc *qs)
+{
+	if (!ptd_qry_copy_ok(qs->qry))
+		return;
+	if (qs->base) {
+		(void)ptd_qry_copy(qs->base, qs->qry);
+	} else {
+		qs->base = ptd_qry_clone(qs->qry);
+		if (!qs->base)
+			return;
+	}
+	qs->base_status = ptd_qry_copy_status(qs->qry);
+	qs->have_base = 1;
+	qs->nlog = 0;
 }
 
 /* Remember a call for the replay (or give up replaying). */
@@ -80,6 +118,8 @@ static const struct ptd_qry_item *qsrc_peek(struct ptd_qsrc *qs)
 		return NULL;
 	qs->pos = 0;
 	qs->used = 0;
+	if (qs->sync_known && qs->log_clean && qs->nlog >= qs->ckpt_calls)
+		qsrc_checkpoint(qs);
 	count = ptd_qry_next_batch(qs->qry, qs->items, ptd_qsrc_nitems,
 	                           qs->events, ptd_qsrc_nevents);
 	if (count <= 0) {
@@ -115,14 +155,21 @@ static struct pt_query_decoder *qsrc_replay_dec(const struct ptd_qsrc *qs,
 
 	if (!qs->sync_known)
 		return NULL;
-	dec = ptd_qry_alloc_decoder(&qs->config,
-	                            qs->have_tconfig ? &qs->tconfig : NULL);
-	if (!dec)
-		return NULL;
-	last = pt_qry_sync_set(dec, &ip, qs->sync_offset);
-	if (last < 0) {
-		pt_qry_free_decoder(dec);
-		return NULL;
+	if (qs->have_base) {
+		dec = ptd_qry_clone(qs->base);
+		if (!dec)
+			return NULL;
+		last = qs->base_status;
+	} else {
+		dec = ptd_qry_alloc_decoder(
+		        &qs->config, qs->have_tconfig ? &qs->tconfig : NULL);
+		if (!dec)
+			return NULL;
+		last = pt_qry_sync_set(dec, &ip, qs->sync_offset);
+		if (last < 0) {
+			pt_qry_free_decoder(dec);
+			return NULL;
+		}
 	}
 	/* The same calls, failed ones included: they may move the decoder
 	 * too. */
@@ -277,7 +324,7 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 				}
 				pt_qry_free_decoder(dec);
 			}
-			qs->nlog = 0;
+			qsrc_log_restart(qs);
 			/* (This may fetch the next batch over @it.) */
 			status = qsrc_status(qs);
 			if (suppressed)
@@ -309,7 +356,7 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 		status = pt_qry_sync_set(qs->qry, ip, offset);
 		break;
 	}
-	qs->nlog = 0;
+	qsrc_log_restart(qs);
 	qs->sync_known = 0;
 	if (status >= 0)
 		qs->sync_known =
@@ -329,6 +376,8 @@ int ptd_qsrc_cond_slow(struct ptd_qsrc *qs, int *taken)
 		if (qsrc_mismatch(qs, it, 0))
 			return pt_qry_cond_branch(qs->qry, taken);
 		qsrc_log(qs, ptd_qsrc_call_cond);
+		if (!it || it->kind == ptd_qry_item_error)
+			qs->log_clean = 0;
 		if (!it)
 			return -pte_eos;
 		return it->kind == ptd_qry_item_error ? it->error
@@ -356,6 +405,8 @@ int ptd_qsrc_indirect(struct ptd_qsrc *qs, uint64_t *ip)
 		if (qsrc_mismatch(qs, it, 1))
 			return pt_qry_indirect_branch(qs->qry, ip);
 		qsrc_log(qs, ptd_qsrc_call_indirect);
+		if (!it || it->kind == ptd_qry_item_error)
+			qs->log_clean = 0;
 		if (!it)
 			return -pte_eos;
 		return it->kind == ptd_qry_item_error ? it->error
@@ -382,6 +433,8 @@ int ptd_qsrc_event(struct ptd_qsrc *qs, struct pt_event *event)
 		if (qsrc_mismatch(qs, it, 0))
 			return pt_qry_event(qs->qry, event, sizeof(*event));
 		qsrc_log(qs, ptd_qsrc_call_event);
+		if (!it || it->kind == ptd_qry_item_error)
+			qs->log_clean = 0;
 		if (!it)
 			return -pte_eos;
 		return it->kind == ptd_qry_item_error ? it->error

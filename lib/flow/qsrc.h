@@ -13,7 +13,10 @@
  * see qsrc.c), a second decoder replays the calls made since the last
  * synchronization point with the pull API to reach the state the pull API
  * would have and takes over; batches go on from the next synchronization
- * (the end of the trace inside a packet is a decode error here). */
+ * (the end of the trace inside a packet is a decode error here).  The
+ * replay starts from a copy of the query decoder taken between two batches
+ * where one was taken since (see @base), so the log does not grow over the
+ * whole trace. */
 #ifndef PTD_FLOW_QSRC_H
 #define PTD_FLOW_QSRC_H
 
@@ -71,6 +74,19 @@ struct ptd_qsrc {
 	 * the pull API would have seen them, for the replay. */
 	uint8_t *log;
 	size_t nlog, caplog;
+	/* With @have_base, the log starts later than the synchronization
+	 * point: at @base, a copy of the query decoder taken between two
+	 * batch calls once every result before was taken (qry_copy.h), with
+	 * @base_status the pull API's status flags there.  Such a copy is
+	 * taken when a batch is fetched and the log holds @ckpt_calls calls
+	 * or more, all of them answered or refused with -pte_bad_query
+	 * (@log_clean; such a refusal moves nothing), so that the log does
+	 * not grow over the whole trace.  @base stays allocated for the next
+	 * copy. */
+	struct pt_query_decoder *base;
+	int have_base, base_status;
+	int log_clean;
+	uint32_t ckpt_calls;
 	/* The query decoder's sync offset after the last batch call. */
 	uint64_t batch_sync_offset;
 };

@@ -20,6 +20,7 @@
  * The run cache depends on the code only: it is dropped when the image, its
  * generation or the address space changes. */
 #include "flow/flow.h"
+#include "flow_batch_int.h"
 
 #include "ptdecode/ptd_flow_batch.h"
 
@@ -183,6 +184,12 @@ void ptd_flow_batch_free(struct ptd_flow_batch *dec)
 	free(dec->offs);
 	free(dec->table);
 	free(dec);
+}
+
+void ptd_flow_batch_set_ckpt_calls(struct ptd_flow_batch *dec, uint32_t calls)
+{
+	if (dec)
+		dec->flow.qs.ckpt_calls = calls;
 }
 
 int ptd_flow_batch_set_image(struct ptd_flow_batch *dec, struct pt_image *image)

@@ -86,7 +86,7 @@ struct pt_query_decoder {
 unsigned ptd_qry_packet_flags(const struct pt_packet *packet);
 
 /* The status flags (enum pt_status_flag) after a result. */
-int ptd_qry_status(struct pt_query_decoder *decoder);
+int ptd_qry_status(const struct pt_query_decoder *decoder);
 
 /* Take the time of the result just produced (pt_qry_time()). */
 void ptd_qry_snapshot(struct pt_query_decoder *decoder);

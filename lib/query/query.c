@@ -312,7 +312,7 @@ static int ptd_qry_will_event(const struct pt_query_decoder *decoder)
 	return 0;
 }
 
-static int ptd_qry_will_eos(struct pt_query_decoder *decoder)
+static int ptd_qry_will_eos(const struct pt_query_decoder *decoder)
 {
 	if (decoder->have_next)
 		return 0;
@@ -320,7 +320,7 @@ static int ptd_qry_will_eos(struct pt_query_decoder *decoder)
 	       decoder->next_err == -pte_eos;
 }
 
-int ptd_qry_status(struct pt_query_decoder *decoder)
+int ptd_qry_status(const struct pt_query_decoder *decoder)
 {
 	int flags = 0;
 

@@ -5,4 +5,5 @@ list(APPEND PTD_LAYER_SOURCES
   ovf.c
   query.c
   batch.c
+  copy.c
 )

@@ -2,6 +2,8 @@
 /* See fb_check.h. */
 #include "fb_check.h"
 
+#include "flowbatch/flow_batch_int.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +159,9 @@ static int run_batch(const struct pt_config *config, struct pt_image *image,
 
 	if (!dec || !ips || !tscs || ptd_flow_batch_set_image(dec, image) < 0)
 		goto out;
+	/* The replay log starts again from a copy of the query decoder at
+	 * every batch fetch, so that replays start from such copies. */
+	ptd_flow_batch_set_ckpt_calls(dec, 1);
 	for (;;) {
 		uint64_t off = 0;
 
@@ -303,6 +308,8 @@ static int run_blocks(const char *name, const struct pt_config *config,
 	*nblocks = 0;
 	if (!dec || !blocks || ptd_flow_batch_set_image(dec, image) < 0)
 		goto out;
+	/* As in run_batch(); run_ips() keeps the default. */
+	ptd_flow_batch_set_ckpt_calls(dec, 1);
 	err = 0;
 	for (;;) {
 		status = ptd_flow_batch_sync_forward(dec);

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -95,8 +96,8 @@ static void trace_timed(struct ptd_t_trace *t, struct pt_config *config)
  * an outcome, else a TIP) up to @steps results or the end; log each as a
  * number, with the status, time and core:bus ratio after it.  Returns the
  * last status. */
-static int take(struct ptd_qsrc *qs, int status, unsigned steps, uint64_t *log,
-                size_t *nlog)
+static int take_cap(struct ptd_qsrc *qs, int status, unsigned steps,
+                    uint64_t *log, size_t *nlog, size_t cap)
 {
 	while (steps-- && status >= 0 && !(status & pts_eos)) {
 		struct pt_event ev;
@@ -104,7 +105,7 @@ static int take(struct ptd_qsrc *qs, int status, unsigned steps, uint64_t *log,
 		uint32_t mtc = 0, cyc = 0, cbr = 0;
 		int taken = 0, err;
 
-		assert_true(*nlog + 8 < log_cap);
+		assert_true(*nlog + 8 < cap);
 		if (status & pts_event_pending) {
 			status = ptd_qsrc_event(qs, &ev);
 			log[(*nlog)++] = 0x100 + (uint64_t)ev.type;
@@ -128,6 +129,12 @@ static int take(struct ptd_qsrc *qs, int status, unsigned steps, uint64_t *log,
 	}
 	log[(*nlog)++] = (uint64_t)(int64_t)status;
 	return status;
+}
+
+static int take(struct ptd_qsrc *qs, int status, unsigned steps, uint64_t *log,
+                size_t *nlog)
+{
+	return take_cap(qs, status, steps, log, nlog, log_cap);
 }
 
 /* After pts_eos (every result up to the end taken), pt_*_sync_forward()
@@ -362,6 +369,198 @@ static void test_offset_asked_before_error(void **state)
 	assert_int_equal(batched[1][1] | batched[1][2], 0);
 }
 
+/* A trace of many batches (the query decoder's batches hold 256 items):
+ * @nseg PSB segments, each with TNT-8 outcomes, TSCs that change the time
+ * every fourth packet, TIPs, and CBRs (events); it ends in a TIP.PGD.  The
+ * offset of the first byte of segment @corrupt_seg's 40th TNT packet goes
+ * into *@corrupt_at (if not NULL). */
+struct big_trace {
+	uint8_t *buf;
+	size_t size;
+};
+
+static void trace_big(struct big_trace *bt, struct pt_config *config,
+                      unsigned nseg, unsigned corrupt_seg, uint64_t *corrupt_at)
+{
+	const size_t cap = 64 * 1024;
+	struct pt_encoder *enc;
+	struct pt_packet p;
+	uint64_t off = 0;
+	unsigned seg, j;
+
+	bt->buf = malloc(cap);
+	assert_non_null(bt->buf);
+	memset(bt->buf, 0, cap);
+	pt_config_init(config);
+	config->begin = bt->buf;
+	config->end = bt->buf + cap;
+	enc = pt_alloc_encoder(config);
+	assert_non_null(enc);
+#define ENC(...)                                                               \
+	do {                                                                   \
+		memset(&p, 0, sizeof(p));                                      \
+		__VA_ARGS__;                                                   \
+		assert_true(pt_enc_next(enc, &p) > 0);                         \
+	} while (0)
+	for (seg = 0; seg < nseg; seg++) {
+		uint64_t ip = 0x10000 * (seg + 1);
+
+		ENC(p.type = ppt_psb);
+		ENC(p.type = ppt_tsc; p.payload.tsc.tsc = 0x100000 * (seg + 1));
+		ENC(p.type = ppt_cbr;
+		    p.payload.cbr.ratio = (uint8_t)(0x10 + seg));
+		ENC(p.type = ppt_mode; p.payload.mode.leaf = pt_mol_exec;
+		    p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit));
+		ENC(p.type = ppt_fup; p.payload.ip.ipc = pt_ipc_sext_48;
+		    p.payload.ip.ip = ip);
+		ENC(p.type = ppt_psbend);
+		for (j = 0; j < 120; j++) {
+			if (j == 40 && seg == corrupt_seg && corrupt_at)
+				assert_int_equal(
+				        pt_enc_get_offset(enc, corrupt_at), 0);
+			ENC(p.type = ppt_tnt_8;
+			    p.payload.tnt.bit_size = (uint8_t)(1 + j % 6);
+			    p.payload.tnt.payload =
+			            (j * 0x2d) & ((1u << (1 + j % 6)) - 1));
+			if (j % 4 == 0)
+				ENC(p.type = ppt_tsc;
+				    p.payload.tsc.tsc = 0x100000 * (seg + 1) +
+				                        0x40 * (j + 1));
+			if (j % 5 == 0)
+				ENC(p.type = ppt_tip;
+				    p.payload.ip.ipc = pt_ipc_update_16;
+				    p.payload.ip.ip = ip + 0x10 * j);
+			if (j % 9 == 0)
+				ENC(p.type = ppt_cbr;
+				    p.payload.cbr.ratio = (uint8_t)(0x20 + j));
+		}
+		ENC(p.type = ppt_tip; p.payload.ip.ipc = pt_ipc_sext_48;
+		    p.payload.ip.ip = ip + 0x10000);
+	}
+	ENC(p.type = ppt_tip_pgd; p.payload.ip.ipc = pt_ipc_suppressed);
+#undef ENC
+	assert_int_equal(pt_enc_get_offset(enc, &off), 0);
+	bt->size = (size_t)off;
+	pt_free_encoder(enc);
+	config->end = bt->buf + bt->size;
+}
+
+/* Take every result of @config's trace the way the flow decoders do: after
+ * a failed step, report it (ptd_qsrc_result()) and synchronize forward.
+ * Batch mode with a copy of the query decoder at every batch fetch
+ * (ckpt_calls 1) when @batch; with @offset_at, ask for the offset after
+ * that many steps (a replay).  Logs everything (take()); *@bases: whether
+ * the log started at a copy when the offset was asked for or an error was
+ * met. */
+static void big_pass(const struct pt_config *config, int batch,
+                     unsigned offset_at, uint64_t *log, size_t *nlog,
+                     size_t cap, int *bases)
+{
+	struct ptd_qsrc qs;
+	uint64_t ip = 0, off = 0;
+	unsigned steps = 0;
+	int status;
+
+	*bases = 0;
+	assert_int_equal(ptd_qsrc_init(&qs, config, NULL, batch), 0);
+	qs.ckpt_calls = 1;
+	status = ptd_qsrc_result(&qs, ptd_qsrc_sync(&qs, 0, 0, &ip));
+	log[(*nlog)++] = (uint64_t)(int64_t)status;
+	while (status != -pte_eos) {
+		assert_true(*nlog + 16 < cap);
+		if (status >= 0 && !(status & pts_eos)) {
+			unsigned n = offset_at > steps ? offset_at - steps : 64;
+
+			status = take_cap(&qs, status, n, log, nlog, cap);
+			steps += n;
+			if (steps == offset_at) {
+				*bases += qs.have_base;
+				assert_int_equal(ptd_qsrc_offset(&qs, &off), 0);
+				log[(*nlog)++] = off;
+			}
+			if (status >= 0 && !(status & pts_eos))
+				continue;
+		}
+		if (status < 0) {
+			*bases += qs.have_base;
+			(void)ptd_qsrc_result(&qs, status);
+			assert_int_equal(ptd_qsrc_offset(&qs, &off), 0);
+			log[(*nlog)++] = off;
+		}
+		status = ptd_qsrc_result(&qs, ptd_qsrc_sync(&qs, 0, 0, &ip));
+		log[(*nlog)++] = (uint64_t)(int64_t)status;
+		log[(*nlog)++] = ip;
+		if (status >= 0) {
+			assert_int_equal(ptd_qsrc_sync_offset(&qs, &off), 0);
+			log[(*nlog)++] = off;
+		}
+	}
+	ptd_qsrc_fini(&qs);
+}
+
+/* The log of calls starts again from a copy of the query decoder once it is
+ * long enough (here at every batch fetch): an offset asked for in the
+ * middle of a long PSB segment sequence replays from the copy, and every
+ * result, time, core:bus ratio and offset is the pull API's. */
+static void test_checkpoint_offset(void **state)
+{
+	const size_t cap = 1 << 16;
+	uint64_t *logs[2];
+	size_t nlogs[2] = {0, 0};
+	struct pt_config config;
+	struct big_trace bt;
+	int bases[2], batch;
+
+	(void)state;
+	trace_big(&bt, &config, 12, 0, NULL);
+	for (batch = 0; batch < 2; batch++) {
+		logs[batch] = malloc(cap * sizeof(*logs[batch]));
+		assert_non_null(logs[batch]);
+		big_pass(&config, batch, 1500, logs[batch], &nlogs[batch], cap,
+		         &bases[batch]);
+	}
+	assert_int_equal(nlogs[0], nlogs[1]);
+	assert_memory_equal(logs[0], logs[1], nlogs[0] * sizeof(logs[0][0]));
+	assert_int_equal(bases[0], 0);
+	assert_int_equal(bases[1], 1);
+	free(logs[0]);
+	free(logs[1]);
+	free(bt.buf);
+}
+
+/* The same for a decode error in the middle of the trace (a TNT-8 packet
+ * made the extended opcode with an unknown second byte): the error item is
+ * next, the pull API takes over from the copy, and the results, errors and
+ * offsets are the pull API's. */
+static void test_checkpoint_error(void **state)
+{
+	const size_t cap = 1 << 16;
+	uint64_t *logs[2], at = 0;
+	size_t nlogs[2] = {0, 0};
+	struct pt_config config;
+	struct big_trace bt;
+	int bases[2], batch;
+
+	(void)state;
+	trace_big(&bt, &config, 12, 7, &at);
+	assert_true(at > 0 && at + 1 < bt.size);
+	bt.buf[at] = 0x02;
+	bt.buf[at + 1] = 0x01;
+	for (batch = 0; batch < 2; batch++) {
+		logs[batch] = malloc(cap * sizeof(*logs[batch]));
+		assert_non_null(logs[batch]);
+		big_pass(&config, batch, 0, logs[batch], &nlogs[batch], cap,
+		         &bases[batch]);
+	}
+	assert_int_equal(nlogs[0], nlogs[1]);
+	assert_memory_equal(logs[0], logs[1], nlogs[0] * sizeof(logs[0][0]));
+	assert_int_equal(bases[0], 0);
+	assert_int_equal(bases[1], 1);
+	free(logs[0]);
+	free(logs[1]);
+	free(bt.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +569,8 @@ int main(void)
 	        cmocka_unit_test(test_offset_ends_batches),
 	        cmocka_unit_test(test_offset_after_error),
 	        cmocka_unit_test(test_offset_asked_before_error),
+	        cmocka_unit_test(test_checkpoint_offset),
+	        cmocka_unit_test(test_checkpoint_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
