@@ -322,7 +322,7 @@ static int blk_one_insn(struct ptd_flow *flow, struct pt_block *block,
 		block->isid = insn->isid;
 	}
 	if (insn->truncated) {
-		memcpy(block->raw, insn->raw, insn->size);
+		ptd_flow_copy_raw(block->raw, insn->raw, insn->size);
 		block->size = insn->size;
 		block->truncated = 1;
 	}
@@ -469,7 +469,7 @@ static int blk_truncated(struct ptd_flow *flow, struct pt_block *block)
 		return status;
 	if (!insn.truncated)
 		return -pte_internal;
-	memcpy(block->raw, insn.raw, insn.size);
+	ptd_flow_copy_raw(block->raw, insn.raw, insn.size);
 	block->iclass = (enum pt_insn_class)insn.iclass;
 	block->size = insn.size;
 	block->truncated = 1;

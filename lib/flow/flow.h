@@ -18,6 +18,7 @@
 #include "retstack.h"
 
 #include <stdint.h>
+#include <string.h>
 
 struct ptd_flow {
 	/* The query decoder's results we follow, and our copy of the
@@ -82,6 +83,28 @@ void ptd_flow_set_image(struct ptd_flow *flow, struct pt_image *image);
 /* Copy the address space to the user's @asid of @size bytes. */
 int ptd_flow_asid(const struct ptd_flow *flow, struct pt_asid *asid,
                   size_t size);
+
+/* Copy an instruction's @size bytes (at most pt_max_insn_size) from @src
+ * to @dst: two copies of a fixed size that overlap in the middle, which
+ * compile to a few loads and stores, where memcpy() with a variable size
+ * is a call (one per instruction in pt_insn_next()).  Neither side is read
+ * or written outside its @size bytes. */
+static inline void ptd_flow_copy_raw(uint8_t *dst, const uint8_t *src,
+                                     uint8_t size)
+{
+	if (size >= 8) {
+		memcpy(dst, src, 8);
+		memcpy(dst + size - 8, src + size - 8, 8);
+	} else if (size >= 4) {
+		memcpy(dst, src, 4);
+		memcpy(dst + size - 4, src + size - 4, 4);
+	} else if (size >= 2) {
+		memcpy(dst, src, 2);
+		memcpy(dst + size - 2, src + size - 2, 2);
+	} else if (size) {
+		dst[0] = src[0];
+	}
+}
 
 /* Fetch the instruction at the current IP into @insn.  Returns 0 or a
  * negative error (then @insn->ip, ->isid and the bytes read are set). */

@@ -172,7 +172,7 @@ static int insn_next(struct ptd_flow *flow, struct pt_insn *uinsn, size_t size)
 		insn->isid = fi.isid;
 		if (status == -pte_bad_insn && fi.size <= pt_max_insn_size &&
 		    fi.raw) {
-			memcpy(insn->raw, fi.raw, fi.size);
+			ptd_flow_copy_raw(insn->raw, fi.raw, fi.size);
 			insn->size = fi.size;
 		}
 		insn_to_user(uinsn, size, insn);
@@ -182,7 +182,7 @@ static int insn_next(struct ptd_flow *flow, struct pt_insn *uinsn, size_t size)
 	insn->isid = fi.isid;
 	insn->iclass = (enum pt_insn_class)fi.iclass;
 	insn->size = fi.size;
-	memcpy(insn->raw, fi.raw, fi.size);
+	ptd_flow_copy_raw(insn->raw, fi.raw, fi.size);
 	insn->truncated = fi.truncated;
 	insn_to_user(uinsn, size, insn);
 
