@@ -74,7 +74,11 @@ struct fb_run {
 	/* For the chain loops: the run at @fall_ip ([0]) and at @tgt_ip
 	 * ([1]), once known, or fb_no_run.  A run's links name runs of the
 	 * same cache generation: a flush empties the cache, and a run is
-	 * built with no links. */
+	 * built with no links.  A link is the run's byte offset in the array
+	 * (its index times sizeof(struct fb_run), below 2^28 as fb_reserve()
+	 * keeps fewer than 2^20 runs): the chain loops add it to the array's
+	 * address, one addition in their chain of loads instead of a
+	 * multiplication by 192 (see fb_link(), fb_link_idx()). */
 	uint32_t link[2];
 	/* Number of instructions (at most fb_max_run); @term's class (enum
 	 * pt_insn_class), ptic_other without it; the mode.  In the order of
@@ -511,18 +515,30 @@ static inline uint32_t fb_next(struct ptd_flow_batch *dec, uint32_t prev,
 /* The run that follows run @idx on its side @side (0: the IP after its
  * branch, 1: its branch target), at @ip in @mode: the run's link, or found
  * with fb_next() and linked. */
+/* The link to run @idx, and the index of the run that link @link names
+ * (see fb_run.link). */
+static inline uint32_t fb_link(uint32_t idx)
+{
+	return idx * (uint32_t)sizeof(struct fb_run);
+}
+
+static inline uint32_t fb_link_idx(uint32_t link)
+{
+	return link / (uint32_t)sizeof(struct fb_run);
+}
+
 static inline uint32_t fb_follow(struct ptd_flow_batch *dec, uint32_t idx,
                                  int side, uint64_t ip, uint8_t mode)
 {
 	uint32_t next = dec->runs[idx].link[side], gen;
 
 	if (next != fb_no_run)
-		return next;
+		return fb_link_idx(next);
 	gen = dec->gen;
 	next = fb_next(dec, idx, ip, mode);
 	/* (fb_next() may have moved the runs, or flushed them.) */
 	if (next != fb_no_run && dec->gen == gen)
-		dec->runs[idx].link[side] = next;
+		dec->runs[idx].link[side] = fb_link(next);
 	return next;
 }
 
@@ -967,10 +983,11 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 			nx_ = r->link[tk_];                                    \
 			if (nx_ == fb_no_run || k_ == lim_)                    \
 				break;                                         \
-			r = &runs_[nx_];                                       \
+			r = (const struct fb_run *)((const char *)runs_ +      \
+			                            nx_);                      \
 			if (r->fkind != fb_fk_cond || !(ROOM))                 \
 				break;                                         \
-			idx = nx_;                                             \
+			idx = fb_link_idx(nx_);                                \
 		}                                                              \
 		fb_chain_took(&c_, k_);                                        \
 		if (nx_ == fb_no_run) {                                        \
@@ -980,6 +997,8 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 				fb_chain_end(dec, &c_, ip);                    \
 				break;                                         \
 			}                                                      \
+		} else {                                                       \
+			nx_ = fb_link_idx(nx_);                                \
 		}                                                              \
 		idx = nx_;                                                     \
 		continue;                                                      \
