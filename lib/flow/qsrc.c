@@ -32,6 +32,8 @@ int ptd_qsrc_init(struct ptd_qsrc *qs, const struct pt_config *config,
 	qs->tsc_status = -pte_no_time;
 	qs->log_clean = 1;
 	qs->ckpt_calls = ptd_qsrc_ckpt_calls;
+	qs->nitems = ptd_qsrc_nitems;
+	qs->nevents = ptd_qsrc_nevents;
 	return 0;
 }
 
@@ -120,8 +122,8 @@ static const struct ptd_qry_item *qsrc_peek(struct ptd_qsrc *qs)
 	qs->used = 0;
 	if (qs->sync_known && qs->log_clean && qs->nlog >= qs->ckpt_calls)
 		qsrc_checkpoint(qs);
-	count = ptd_qry_next_batch(qs->qry, qs->items, ptd_qsrc_nitems,
-	                           qs->events, ptd_qsrc_nevents);
+	count = ptd_qry_next_batch(qs->qry, qs->items, qs->nitems, qs->events,
+	                           qs->nevents);
 	if (count <= 0) {
 		qs->n = 0;
 		qs->end = 1;
@@ -294,6 +296,11 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 	    qs->items[qs->pos].kind == ptd_qry_item_error) {
 		const struct ptd_qry_item *it;
 
+		/* The query decoder is past the error and the PSB it found:
+		 * no copy of it may start the log (the fetch below may take
+		 * one), whose calls are replayed up to the error to find the
+		 * pull API's PSB. */
+		qs->log_clean = 0;
 		qs->pos++;
 		qs->used = 0;
 		it = qsrc_peek(qs);

@@ -80,13 +80,23 @@ struct ptd_qsrc {
 	 * @base_status the pull API's status flags there.  Such a copy is
 	 * taken when a batch is fetched and the log holds @ckpt_calls calls
 	 * or more, all of them answered or refused with -pte_bad_query
-	 * (@log_clean; such a refusal moves nothing), so that the log does
-	 * not grow over the whole trace.  @base stays allocated for the next
-	 * copy. */
+	 * because the next item is of another kind (@log_clean), so that
+	 * the log does not grow over the whole trace.  The pull API refuses
+	 * such a call before it moves (an event query while outcomes are
+	 * pending or a TIP or TNT packet comes next, a branch query while an
+	 * event or the other kind of branch comes next); a refusal after it
+	 * has moved (pt_qry_event() past a MODE.TSX that waits for its FUP,
+	 * say) is never made up from the items: the batch makes it an error
+	 * item, and a call that fails on an error item or at the end clears
+	 * @log_clean.  @base stays allocated for the next copy. */
 	struct pt_query_decoder *base;
 	int have_base, base_status;
 	int log_clean;
 	uint32_t ckpt_calls;
+	/* The items and events a batch call may return (at most
+	 * ptd_qsrc_nitems and ptd_qsrc_nevents; tests make them small so
+	 * that batch boundaries, and copies, fall everywhere). */
+	uint32_t nitems, nevents;
 	/* The query decoder's sync offset after the last batch call. */
 	uint64_t batch_sync_offset;
 };

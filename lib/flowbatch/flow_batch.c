@@ -196,6 +196,23 @@ void ptd_flow_batch_set_ckpt_calls(struct ptd_flow_batch *dec, uint32_t calls)
 		dec->flow.qs.ckpt_calls = calls;
 }
 
+void ptd_flow_batch_set_batch_size(struct ptd_flow_batch *dec, uint32_t nitems,
+                                   uint32_t nevents)
+{
+	if (!dec)
+		return;
+	if (nitems < 2)
+		nitems = 2;
+	if (nitems > ptd_qsrc_nitems)
+		nitems = ptd_qsrc_nitems;
+	if (nevents < 1)
+		nevents = 1;
+	if (nevents > ptd_qsrc_nevents)
+		nevents = ptd_qsrc_nevents;
+	dec->flow.qs.nitems = nitems;
+	dec->flow.qs.nevents = nevents;
+}
+
 int ptd_flow_batch_set_image(struct ptd_flow_batch *dec, struct pt_image *image)
 {
 	if (!dec)
@@ -785,7 +802,7 @@ static inline void fb_log_cond(const struct fb_chain *c, size_t n)
  * with an IP (no TNT outcomes are pending) and the item after it is in the
  * buffer and neither an event nor an error.  @ret: for an uncompressed
  * near return, whose pt_qry_cond_branch() the pull API refuses before a
- * TIP (-pte_bad_query, which moves nothing; the replay log has it).
+ * TIP (-pte_bad_query, at once, before it moves; the replay log has it).
  * Returns 1 if taken, else 0 (the engine takes the branch). */
 static inline int fb_chain_tip(struct fb_chain *c, uint64_t *ip, int ret)
 {

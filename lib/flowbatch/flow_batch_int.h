@@ -13,4 +13,11 @@
  * copies frequent so that replays start from them. */
 void ptd_flow_batch_set_ckpt_calls(struct ptd_flow_batch *dec, uint32_t calls);
 
+/* Let each batch of @dec's query source hold at most @nitems items (2 or
+ * more) and @nevents events (1 or more), fewer than the default; other
+ * values are raised or lowered to the nearest allowed.  Tests make batches
+ * small so that batch boundaries, and the copies above, fall everywhere. */
+void ptd_flow_batch_set_batch_size(struct ptd_flow_batch *dec, uint32_t nitems,
+                                   uint32_t nevents);
+
 #endif /* PTD_FLOW_BATCH_INT_H */

@@ -160,8 +160,11 @@ static int run_batch(const struct pt_config *config, struct pt_image *image,
 	if (!dec || !ips || !tscs || ptd_flow_batch_set_image(dec, image) < 0)
 		goto out;
 	/* The replay log starts again from a copy of the query decoder at
-	 * every batch fetch, so that replays start from such copies. */
+	 * every batch fetch, so that replays start from such copies, and
+	 * batches hold 4 items and 2 events, so that their ends (and the
+	 * copies) fall at every kind of point in the trace. */
 	ptd_flow_batch_set_ckpt_calls(dec, 1);
+	ptd_flow_batch_set_batch_size(dec, 4, 2);
 	for (;;) {
 		uint64_t off = 0;
 
@@ -308,7 +311,8 @@ static int run_blocks(const char *name, const struct pt_config *config,
 	*nblocks = 0;
 	if (!dec || !blocks || ptd_flow_batch_set_image(dec, image) < 0)
 		goto out;
-	/* As in run_batch(); run_ips() keeps the default. */
+	/* A copy at every batch fetch, as in run_batch(), with batches of
+	 * the default size; run_ips() keeps the defaults. */
 	ptd_flow_batch_set_ckpt_calls(dec, 1);
 	err = 0;
 	for (;;) {
