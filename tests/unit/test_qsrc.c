@@ -498,26 +498,21 @@ static void big_pass(const struct pt_config *config, int batch,
 	ptd_qsrc_fini(&qs);
 }
 
-/* The log of calls starts again from a copy of the query decoder once it is
- * long enough (here at every batch fetch): an offset asked for in the
- * middle of a long PSB segment sequence replays from the copy, and every
- * result, time, core:bus ratio and offset is the pull API's. */
-static void test_checkpoint_offset(void **state)
+/* big_pass() on the pull path and on the batch path; the same logs, and
+ * only the batch path's log started at a copy. */
+static void compare_big_passes(const struct pt_config *config,
+                               unsigned offset_at)
 {
 	const size_t cap = 1 << 16;
 	uint64_t *logs[2];
 	size_t nlogs[2] = {0, 0};
-	struct pt_config config;
-	struct big_trace bt;
 	int bases[2], batch;
 
-	(void)state;
-	trace_big(&bt, &config, 12, 0, NULL);
 	for (batch = 0; batch < 2; batch++) {
 		logs[batch] = malloc(cap * sizeof(*logs[batch]));
 		assert_non_null(logs[batch]);
-		big_pass(&config, batch, 1500, logs[batch], &nlogs[batch], cap,
-		         &bases[batch]);
+		big_pass(config, batch, offset_at, logs[batch], &nlogs[batch],
+		         cap, &bases[batch]);
 	}
 	assert_int_equal(nlogs[0], nlogs[1]);
 	assert_memory_equal(logs[0], logs[1], nlogs[0] * sizeof(logs[0][0]));
@@ -525,6 +520,20 @@ static void test_checkpoint_offset(void **state)
 	assert_int_equal(bases[1], 1);
 	free(logs[0]);
 	free(logs[1]);
+}
+
+/* The log of calls starts again from a copy of the query decoder once it is
+ * long enough (here at every batch fetch): an offset asked for in the
+ * middle of a long PSB segment sequence replays from the copy, and every
+ * result, time, core:bus ratio and offset is the pull API's. */
+static void test_checkpoint_offset(void **state)
+{
+	struct pt_config config;
+	struct big_trace bt;
+
+	(void)state;
+	trace_big(&bt, &config, 12, 0, NULL);
+	compare_big_passes(&config, 1500);
 	free(bt.buf);
 }
 
@@ -534,30 +543,16 @@ static void test_checkpoint_offset(void **state)
  * offsets are the pull API's. */
 static void test_checkpoint_error(void **state)
 {
-	const size_t cap = 1 << 16;
-	uint64_t *logs[2], at = 0;
-	size_t nlogs[2] = {0, 0};
 	struct pt_config config;
 	struct big_trace bt;
-	int bases[2], batch;
+	uint64_t at = 0;
 
 	(void)state;
 	trace_big(&bt, &config, 12, 7, &at);
 	assert_true(at > 0 && at + 1 < bt.size);
 	bt.buf[at] = 0x02;
 	bt.buf[at + 1] = 0x01;
-	for (batch = 0; batch < 2; batch++) {
-		logs[batch] = malloc(cap * sizeof(*logs[batch]));
-		assert_non_null(logs[batch]);
-		big_pass(&config, batch, 0, logs[batch], &nlogs[batch], cap,
-		         &bases[batch]);
-	}
-	assert_int_equal(nlogs[0], nlogs[1]);
-	assert_memory_equal(logs[0], logs[1], nlogs[0] * sizeof(logs[0][0]));
-	assert_int_equal(bases[0], 0);
-	assert_int_equal(bases[1], 1);
-	free(logs[0]);
-	free(logs[1]);
+	compare_big_passes(&config, 0);
 	free(bt.buf);
 }
 
