@@ -372,6 +372,22 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 	return status;
 }
 
+/* A query in batch mode whose next result @it (NULL at the end) is not of
+ * its kind and that the pull API does not take over (qsrc_mismatch()): log
+ * the call and return the pull API's refusal, the item's error, or
+ * -pte_eos.  A refusal on an error item or at the end leaves the pull API
+ * where only a replay finds it: no copy may start the log after it. */
+static int qsrc_refuse(struct ptd_qsrc *qs, uint8_t call,
+                       const struct ptd_qry_item *it)
+{
+	qsrc_log(qs, call);
+	if (!it || it->kind == ptd_qry_item_error)
+		qs->log_clean = 0;
+	if (!it)
+		return -pte_eos;
+	return it->kind == ptd_qry_item_error ? it->error : -pte_bad_query;
+}
+
 int ptd_qsrc_cond_slow(struct ptd_qsrc *qs, int *taken)
 {
 	const struct ptd_qry_item *it;
@@ -382,13 +398,7 @@ int ptd_qsrc_cond_slow(struct ptd_qsrc *qs, int *taken)
 	if (!it || it->kind != ptd_qry_item_tnt) {
 		if (qsrc_mismatch(qs, it, 0))
 			return pt_qry_cond_branch(qs->qry, taken);
-		qsrc_log(qs, ptd_qsrc_call_cond);
-		if (!it || it->kind == ptd_qry_item_error)
-			qs->log_clean = 0;
-		if (!it)
-			return -pte_eos;
-		return it->kind == ptd_qry_item_error ? it->error
-		                                      : -pte_bad_query;
+		return qsrc_refuse(qs, ptd_qsrc_call_cond, it);
 	}
 	qsrc_log(qs, ptd_qsrc_call_cond);
 	*taken = (int)((it->value >> (it->count - 1 - qs->used)) & 1);
@@ -411,13 +421,7 @@ int ptd_qsrc_indirect(struct ptd_qsrc *qs, uint64_t *ip)
 	if (!it || it->kind != ptd_qry_item_tip) {
 		if (qsrc_mismatch(qs, it, 1))
 			return pt_qry_indirect_branch(qs->qry, ip);
-		qsrc_log(qs, ptd_qsrc_call_indirect);
-		if (!it || it->kind == ptd_qry_item_error)
-			qs->log_clean = 0;
-		if (!it)
-			return -pte_eos;
-		return it->kind == ptd_qry_item_error ? it->error
-		                                      : -pte_bad_query;
+		return qsrc_refuse(qs, ptd_qsrc_call_indirect, it);
 	}
 	qsrc_log(qs, ptd_qsrc_call_indirect);
 	suppressed = it->flags & ptd_qry_item_ip_suppressed;
@@ -439,13 +443,7 @@ int ptd_qsrc_event(struct ptd_qsrc *qs, struct pt_event *event)
 	if (!it || it->kind != ptd_qry_item_event) {
 		if (qsrc_mismatch(qs, it, 0))
 			return pt_qry_event(qs->qry, event, sizeof(*event));
-		qsrc_log(qs, ptd_qsrc_call_event);
-		if (!it || it->kind == ptd_qry_item_error)
-			qs->log_clean = 0;
-		if (!it)
-			return -pte_eos;
-		return it->kind == ptd_qry_item_error ? it->error
-		                                      : -pte_bad_query;
+		return qsrc_refuse(qs, ptd_qsrc_call_event, it);
 	}
 	qsrc_log(qs, ptd_qsrc_call_event);
 	*event = qs->events[it->value];

@@ -529,9 +529,6 @@ static inline uint32_t fb_next(struct ptd_flow_batch *dec, uint32_t prev,
 	return idx;
 }
 
-/* The run that follows run @idx on its side @side (0: the IP after its
- * branch, 1: its branch target), at @ip in @mode: the run's link, or found
- * with fb_next() and linked. */
 /* The link to run @idx, and the index of the run that link @link names
  * (see fb_run.link). */
 static inline uint32_t fb_link(uint32_t idx)
@@ -544,6 +541,9 @@ static inline uint32_t fb_link_idx(uint32_t link)
 	return link / (uint32_t)sizeof(struct fb_run);
 }
 
+/* The run that follows run @idx on its side @side (0: the IP after its
+ * branch, 1: its branch target), at @ip in @mode: the run's link, or found
+ * with fb_next() and linked. */
 static inline uint32_t fb_follow(struct ptd_flow_batch *dec, uint32_t idx,
                                  int side, uint64_t ip, uint8_t mode)
 {
