@@ -41,7 +41,11 @@ enum {
 	/* The instruction loops write a run's IPs and times in steps of
 	 * fb_wide entries where the arrays have the room (fb_emit()),
 	 * so the pool keeps that many readable entries after every run. */
-	fb_wide = 8
+	fb_wide = 8,
+	/* Entries of the return shadow (ptd_flow_batch.shadow). */
+	fb_nshadow = 64,
+	/* At most this many runs in the cache (see fb_reserve()). */
+	fb_cache_runs = 1u << 20
 };
 
 /* What the last instruction of a run is, for the chain loops: something
@@ -61,7 +65,8 @@ enum {
 
 /* A run.  The fields the chain loops read come first and fill one cache
  * line (the runs are 64-byte aligned): on a large program the runs do not
- * fit into the caches, and a chain step then costs one miss, not three. */
+ * fit into the caches, and a chain step then costs one miss, not three.
+ * (The links from run to run are apart, in ptd_flow_batch.links.) */
 struct fb_run {
 	_Alignas(64) uint64_t ip;
 	/* The IP of the last instruction; after it; the branch target of a
@@ -71,15 +76,6 @@ struct fb_run {
 	uint64_t tgt_ip;
 	/* Index of the first IP in the pool. */
 	uint32_t off;
-	/* For the chain loops: the run at @fall_ip ([0]) and at @tgt_ip
-	 * ([1]), once known, or fb_no_run.  A run's links name runs of the
-	 * same cache generation: a flush empties the cache, and a run is
-	 * built with no links.  A link is the run's byte offset in the array
-	 * (its index times sizeof(struct fb_run), below 2^28 as fb_reserve()
-	 * keeps fewer than 2^20 runs): the chain loops add it to the array's
-	 * address, one addition in their chain of loads instead of a
-	 * multiplication by 192 (see fb_link(), fb_link_idx()). */
-	uint32_t link[2];
 	/* Number of instructions (at most fb_max_run); @term's class (enum
 	 * pt_insn_class), ptic_other without it; the mode.  In the order of
 	 * struct ptd_flow_block's ninsn, iclass and mode, so that a block's
@@ -132,6 +128,14 @@ static inline void fb_put_block(struct ptd_flow_block *b,
 	b->reserved = 0;
 }
 
+/* An entry of the return shadow (ptd_flow_batch.shadow). */
+struct fb_shadow {
+	uint64_t ip;     /* the return address pushed */
+	uint32_t caller; /* the index of the call's run */
+	uint32_t gen;    /* the cache generation of @caller */
+	uint8_t mode;    /* the mode of @caller */
+};
+
 struct ptd_flow_batch {
 	struct ptd_flow flow;
 	uint64_t err_ip;
@@ -144,8 +148,25 @@ struct ptd_flow_batch {
 	/* The IPs of the runs' instructions, run after run. */
 	uint64_t *offs;
 	size_t noffs, capoffs;
+	/* For the chain loops, two per run: the run at the run's @fall_ip
+	 * ([0]) and at its @tgt_ip ([1]), once known, else fb_no_run.  A
+	 * link names a run of the same cache generation: a flush empties the
+	 * cache, and a run is built with no links.  A link is the linked
+	 * run's first entry's byte offset in this array (its index times 8,
+	 * below 2^23 as fb_reserve() keeps fewer than 2^20 runs): a chain
+	 * step is a load from this array at an offset the last load gave,
+	 * plus 4 for the target side.  The links are apart from the runs so
+	 * that this chain of loads touches 8 bytes per run, not a run's line
+	 * (on mruby 32 KiB instead of 260 KiB); a run's own line is read
+	 * beside it, off the chain.  See fb_link(), fb_link_idx().  A call's run (direct or indirect) never follows
+	 * its fall side: its [0] links the run at its return address, for
+	 * the return shadow below. */
+	uint32_t *links;
 	uint32_t *table; /* run index + 1, 0 for empty */
 	uint32_t tbits;
+	/* The cache is flushed when it holds this many runs (fb_cache_runs;
+	 * tests set fewer). */
+	uint32_t max_runs;
 	/* Counts the flushes of the cache. */
 	uint32_t gen;
 	/* Where the last call of ptd_flow_next_insns() stopped inside a run
@@ -155,6 +176,20 @@ struct ptd_flow_batch {
 	const struct pt_image *cache_image;
 	uint64_t cache_gen;
 	uint64_t cache_cr3, cache_vmcs;
+	/* The return shadow: a ring of the calls that the chain loops took,
+	 * newest at @sh_top - 1, whatever the trace says about returns (it
+	 * is a guess, as a processor's return-address stack is).  A return
+	 * to the address the newest call pushed goes on at that call's [0]
+	 * link, with no lookup (fb_shadow_pop()).  An entry is used only if
+	 * its address is the one returned to, in the same mode and cache
+	 * generation; a call whose return was not traced (tracing stopped
+	 * in between) leaves an entry that the next return skips. */
+	struct fb_shadow shadow[fb_nshadow];
+	uint32_t sh_top;
+	/* The run whose branch ended the last call with an event or the end
+	 * of the trace, and its cache generation (fb_no_run: none): the next
+	 * call looks the run at its IP up among that run's successors. */
+	uint32_t last_idx, last_gen;
 };
 
 struct ptd_flow_batch *
@@ -176,6 +211,8 @@ ptd_flow_batch_alloc(const struct pt_config *config,
 	dec->avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
 #endif
 	dec->part_idx = fb_no_run;
+	dec->last_idx = fb_no_run;
+	dec->max_runs = fb_cache_runs;
 	return dec;
 }
 
@@ -185,6 +222,7 @@ void ptd_flow_batch_free(struct ptd_flow_batch *dec)
 		return;
 	ptd_flow_fini(&dec->flow);
 	free(dec->runs);
+	free(dec->links);
 	free(dec->offs);
 	free(dec->table);
 	free(dec);
@@ -194,6 +232,17 @@ void ptd_flow_batch_set_ckpt_calls(struct ptd_flow_batch *dec, uint32_t calls)
 {
 	if (dec)
 		dec->flow.qs.ckpt_calls = calls;
+}
+
+void ptd_flow_batch_set_max_runs(struct ptd_flow_batch *dec, uint32_t runs)
+{
+	if (!dec)
+		return;
+	if (runs < 1)
+		runs = 1;
+	if (runs > fb_cache_runs)
+		runs = fb_cache_runs;
+	dec->max_runs = runs;
 }
 
 void ptd_flow_batch_set_batch_size(struct ptd_flow_batch *dec, uint32_t nitems,
@@ -366,7 +415,7 @@ static int fb_reserve(struct ptd_flow_batch *dec)
 {
 	/* A bound on memory (about 150 MiB of runs, 128 MiB of IPs): start
 	 * over. */
-	if (dec->nruns >= (1u << 20) || dec->noffs >= ((size_t)1 << 24))
+	if (dec->nruns >= dec->max_runs || dec->noffs >= ((size_t)1 << 24))
 		fb_flush(dec);
 	if (dec->nruns == dec->caprun) {
 		uint32_t cap = dec->caprun ? dec->caprun * 2 : 256;
@@ -374,9 +423,16 @@ static int fb_reserve(struct ptd_flow_batch *dec)
 		 * aligned_alloc() wants.) */
 		struct fb_run *runs = aligned_alloc(_Alignof(struct fb_run),
 		                                    cap * sizeof(*runs));
+		uint32_t *links;
 
 		if (!runs)
 			return -pte_nomem;
+		links = realloc(dec->links, 2 * (size_t)cap * sizeof(*links));
+		if (!links) {
+			free(runs);
+			return -pte_nomem;
+		}
+		dec->links = links;
 		if (dec->nruns)
 			memcpy(runs, dec->runs, dec->nruns * sizeof(*runs));
 		free(dec->runs);
@@ -433,7 +489,7 @@ static uint32_t fb_build(struct ptd_flow_batch *dec, uint64_t ip,
 	memset(run, 0, sizeof(*run));
 	run->iclass = ptic_other;
 	run->succ[0] = run->succ[1] = fb_no_run;
-	run->link[0] = run->link[1] = fb_no_run;
+	dec->links[2 * dec->nruns] = dec->links[2 * dec->nruns + 1] = fb_no_run;
 	for (;;) {
 		if (ptd_fmem_fetch(&flow->mem, &fi, &flow->asid, cur, mode) < 0)
 			break;
@@ -530,15 +586,15 @@ static inline uint32_t fb_next(struct ptd_flow_batch *dec, uint32_t prev,
 }
 
 /* The link to run @idx, and the index of the run that link @link names
- * (see fb_run.link). */
+ * (see ptd_flow_batch.links). */
 static inline uint32_t fb_link(uint32_t idx)
 {
-	return idx * (uint32_t)sizeof(struct fb_run);
+	return idx * 2u * (uint32_t)sizeof(uint32_t);
 }
 
 static inline uint32_t fb_link_idx(uint32_t link)
 {
-	return link / (uint32_t)sizeof(struct fb_run);
+	return link / (2u * (uint32_t)sizeof(uint32_t));
 }
 
 /* The run that follows run @idx on its side @side (0: the IP after its
@@ -547,7 +603,7 @@ static inline uint32_t fb_link_idx(uint32_t link)
 static inline uint32_t fb_follow(struct ptd_flow_batch *dec, uint32_t idx,
                                  int side, uint64_t ip, uint8_t mode)
 {
-	uint32_t next = dec->runs[idx].link[side], gen;
+	uint32_t next = dec->links[2 * idx + (uint32_t)side], gen;
 
 	if (next != fb_no_run)
 		return fb_link_idx(next);
@@ -555,7 +611,7 @@ static inline uint32_t fb_follow(struct ptd_flow_batch *dec, uint32_t idx,
 	next = fb_next(dec, idx, ip, mode);
 	/* (fb_next() may have moved the runs, or flushed them.) */
 	if (next != fb_no_run && dec->gen == gen)
-		dec->runs[idx].link[side] = fb_link(next);
+		dec->links[2 * idx + (uint32_t)side] = fb_link(next);
 	return next;
 }
 
@@ -563,6 +619,74 @@ static inline uint32_t fb_follow(struct ptd_flow_batch *dec, uint32_t idx,
 static inline uint32_t fb_run_at(struct ptd_flow_batch *dec, uint32_t prev)
 {
 	return fb_next(dec, prev, dec->flow.ip, (uint8_t)dec->flow.mode);
+}
+
+/* Note that the branch of run @idx ended a call with an event or the end
+ * of the trace. */
+static inline void fb_set_last(struct ptd_flow_batch *dec, uint32_t idx)
+{
+	dec->last_idx = idx;
+	dec->last_gen = dec->gen;
+}
+
+/* The run fb_set_last() noted if it is still in the cache, else fb_no_run;
+ * the note is used up.  (fb_next() checks a run's successors in full, so
+ * the generation check only keeps the successors of a run of a later
+ * cache from being overwritten with no need.) */
+static inline uint32_t fb_take_last(struct ptd_flow_batch *dec)
+{
+	uint32_t idx = dec->last_idx;
+
+	dec->last_idx = fb_no_run;
+	if (idx == fb_no_run || dec->last_gen != dec->gen || idx >= dec->nruns)
+		return fb_no_run;
+	return idx;
+}
+
+/* The chain loops took the call of run @idx (mode @mode), which returns
+ * to @ip. */
+static inline void fb_shadow_push(struct ptd_flow_batch *dec, uint32_t idx,
+                                  uint64_t ip, uint8_t mode)
+{
+	struct fb_shadow *sh = &dec->shadow[dec->sh_top % fb_nshadow];
+
+	dec->sh_top++;
+	sh->ip = ip;
+	sh->caller = idx;
+	sh->gen = dec->gen;
+	sh->mode = mode;
+}
+
+/* The run at @ip in @mode after run @idx's return to @ip: the [0] link of
+ * the newest call in the return shadow (or of the one before it, if the
+ * newest call's return was not traced) if it returns to @ip (the call
+ * then gets the link if it had none), or else fb_next().  The call and
+ * the ones after it leave the shadow. */
+static inline uint32_t fb_shadow_pop(struct ptd_flow_batch *dec, uint32_t idx,
+                                     uint64_t ip, uint8_t mode)
+{
+	const struct fb_shadow *sh;
+	uint32_t caller, next, gen, k;
+
+	for (k = 1; k <= 2; ++k) {
+		sh = &dec->shadow[(dec->sh_top - k) % fb_nshadow];
+		if (sh->ip == ip && sh->gen == dec->gen && sh->mode == mode)
+			break;
+	}
+	if (k > 2) {
+		dec->sh_top--;
+		return fb_next(dec, idx, ip, mode);
+	}
+	dec->sh_top -= k;
+	caller = sh->caller;
+	next = dec->links[2 * caller];
+	if (next != fb_no_run)
+		return fb_link_idx(next);
+	gen = dec->gen;
+	next = fb_next(dec, idx, ip, mode);
+	if (next != fb_no_run && dec->gen == gen)
+		dec->links[2 * caller] = fb_link(next);
+	return next;
 }
 
 /* The time pt_insn_time() reports now. */
@@ -853,12 +977,14 @@ static inline void fb_chain_end(struct ptd_flow_batch *dec,
 	flow->status = 0;
 }
 
-/* Take the branch at the end of run @r in a chain: the IP after it in
- * *@ip and its side in *@side (see fb_run.link; -1 for a return), or 0 if
- * the chain cannot take it. */
+/* Take the branch at the end of run @r (index @idx) in a chain: the IP
+ * after it in *@ip and its side in *@side (see ptd_flow_batch.links; -1
+ * for an indirect branch, -2 for a return, which fb_shadow_pop() follows;
+ * also -2 if the chain cannot take a return and the engine takes it), or 0
+ * if the chain cannot take it. */
 static inline __attribute__((always_inline)) int
 fb_chain_branch(struct ptd_flow_batch *dec, struct fb_chain *c,
-                const struct fb_run *r, uint64_t *ip, int *side)
+                const struct fb_run *r, uint32_t idx, uint64_t *ip, int *side)
 {
 	struct ptd_retstack *rs = &dec->flow.retstack;
 
@@ -880,6 +1006,7 @@ fb_chain_branch(struct ptd_flow_batch *dec, struct fb_chain *c,
 		*side = 1;
 		return 1;
 	case fb_fk_call:
+		fb_shadow_push(dec, idx, r->fall_ip, r->mode);
 		ptd_retstack_push(rs, r->fall_ip);
 		*ip = r->tgt_ip;
 		*side = 1;
@@ -889,7 +1016,7 @@ fb_chain_branch(struct ptd_flow_batch *dec, struct fb_chain *c,
 		*side = 1;
 		return 1;
 	case fb_fk_ret:
-		*side = -1;
+		*side = -2;
 		if (!c->it)
 			return fb_chain_tip(c, ip, 1);
 		if (!fb_chain_can(c) || !fb_chain_bit(c) || !rs->count)
@@ -903,8 +1030,10 @@ fb_chain_branch(struct ptd_flow_batch *dec, struct fb_chain *c,
 	*side = -1;
 	if (r->fkind < fb_fk_ijmp || !fb_chain_tip(c, ip, 0))
 		return 0;
-	if (r->fkind == fb_fk_icall)
+	if (r->fkind == fb_fk_icall) {
+		fb_shadow_push(dec, idx, r->fall_ip, r->mode);
 		ptd_retstack_push(rs, r->fall_ip);
+	}
 	return 1;
 }
 
@@ -984,10 +1113,11 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 	if (r->fkind == fb_fk_cond && fb_chain_can(&c_) && (ROOM)) {           \
 		const struct ptd_qry_item *it_ = c_.it;                        \
 		const struct fb_run *const runs_ = dec->runs;                  \
+		const char *const links_ = (const char *)dec->links;           \
 		uint64_t mask_ = it_->value << (64u - (it_->count - c_.used)); \
 		uint32_t lim_ =                                                \
 		        c_.left < c_.logroom ? c_.left : (uint32_t)c_.logroom; \
-		uint32_t k_ = 0, nx_;                                          \
+		uint32_t k_ = 0, nx_, cur_ = fb_link(idx);                     \
 		int tk_;                                                       \
                                                                                \
 		tlast = it_->tsc;                                              \
@@ -997,15 +1127,16 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 			k_++;                                                  \
 			EMIT;                                                  \
 			t = tlast;                                             \
-			nx_ = r->link[tk_];                                    \
+			nx_ = *(const uint32_t *)(links_ + cur_ +              \
+			                          4u * (uint32_t)tk_);         \
 			if (nx_ == fb_no_run || k_ == lim_)                    \
 				break;                                         \
-			r = (const struct fb_run *)((const char *)runs_ +      \
-			                            nx_);                      \
+			r = &runs_[fb_link_idx(nx_)];                          \
 			if (r->fkind != fb_fk_cond || !(ROOM))                 \
 				break;                                         \
-			idx = fb_link_idx(nx_);                                \
+			cur_ = nx_;                                            \
 		}                                                              \
+		idx = fb_link_idx(cur_);                                       \
 		fb_chain_took(&c_, k_);                                        \
 		if (nx_ == fb_no_run) {                                        \
 			ip = tk_ ? r->tgt_ip : r->fall_ip;                     \
@@ -1046,7 +1177,7 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 				break;                                         \
 			}                                                      \
 			if (r->fkind &&                                        \
-			    fb_chain_branch(dec, &c_, r, &ip, &side_)) {       \
+			    fb_chain_branch(dec, &c_, r, idx, &ip, &side_)) {  \
 				tlast = c_.tsc;                                \
 				EMIT;                                          \
 			} else {                                               \
@@ -1060,6 +1191,7 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 					break;                                 \
 				}                                              \
 				if (status & (pts_event_pending | pts_eos)) {  \
+					fb_set_last(dec, idx);                 \
 					*stop = 1;                             \
 					break;                                 \
 				}                                              \
@@ -1068,9 +1200,12 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 				fb_chain_begin(dec, &c_);                      \
 				ip = flow_->ip;                                \
 			}                                                      \
-			idx = side_ >= 0                                       \
-			              ? fb_follow(dec, idx, side_, ip, mode_)  \
-			              : fb_next(dec, idx, ip, mode_);          \
+			if (side_ >= 0)                                        \
+				idx = fb_follow(dec, idx, side_, ip, mode_);   \
+			else if (side_ == -2)                                  \
+				idx = fb_shadow_pop(dec, idx, ip, mode_);      \
+			else                                                   \
+				idx = fb_next(dec, idx, ip, mode_);            \
 			if (idx == fb_no_run) {                                \
 				/* No run there: the engine steps. */          \
 				fb_chain_end(dec, &c_, ip);                    \
@@ -1185,7 +1320,7 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
                         uint64_t *tscs, size_t n, size_t *count)
 {
 	struct ptd_flow *flow;
-	uint32_t prev = fb_no_run;
+	uint32_t prev;
 	size_t cnt = 0;
 	int status = 0;
 
@@ -1197,6 +1332,7 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 	flow = &dec->flow;
 	ptd_fmem_check(&flow->mem);
 	fb_check(dec);
+	prev = fb_take_last(dec);
 
 	while (cnt < n) {
 		if (fb_runs_ok(flow)) {
@@ -1254,8 +1390,10 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 					dec->err_ip = run->term.ip;
 					break;
 				}
-				if (status & (pts_event_pending | pts_eos))
+				if (status & (pts_event_pending | pts_eos)) {
+					fb_set_last(dec, idx);
 					break;
+				}
 				/* An address-space change cannot happen
 				 * without an event, but keep the cache
 				 * honest. */
@@ -1312,7 +1450,7 @@ int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
 	struct ptd_flow *flow;
 	struct ptd_flow_block *open = NULL;
 	uint64_t open_next = 0;
-	uint32_t prev = fb_no_run;
+	uint32_t prev;
 	size_t cnt = 0;
 	int status = 0;
 
@@ -1324,6 +1462,7 @@ int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
 	flow = &dec->flow;
 	ptd_fmem_check(&flow->mem);
 	fb_check(dec);
+	prev = fb_take_last(dec);
 
 	for (;;) {
 		uint64_t ip, end_ip, next;
@@ -1404,8 +1543,11 @@ int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
 		}
 		if (closed)
 			open = NULL;
-		if (status & (pts_event_pending | pts_eos))
+		if (status & (pts_event_pending | pts_eos)) {
+			if (prev != fb_no_run)
+				fb_set_last(dec, prev);
 			break;
+		}
 		if (!closed && open->ninsn == 0xffff)
 			open = NULL;
 		fb_check(dec);

@@ -20,4 +20,10 @@ void ptd_flow_batch_set_ckpt_calls(struct ptd_flow_batch *dec, uint32_t calls);
 void ptd_flow_batch_set_batch_size(struct ptd_flow_batch *dec, uint32_t nitems,
                                    uint32_t nevents);
 
+/* Flush @dec's run cache whenever it holds @runs runs (1 up to the default
+ * of 2^20).  Tests flush it often, so that a run's links, successors and
+ * return-shadow entries are often left over from a flushed cache and must
+ * be seen to be stale. */
+void ptd_flow_batch_set_max_runs(struct ptd_flow_batch *dec, uint32_t runs);
+
 #endif /* PTD_FLOW_BATCH_INT_H */
