@@ -178,9 +178,21 @@ static int run_ptd_blk(const struct flow_input *in, struct flow_pass *p)
 				break;
 			status = ptd_flow_next_blocks(dec, blocks, block_cap,
 			                              &n);
-			for (i = 0; i < n; ++i) {
-				p->insns += blocks[i].ninsn;
-				flow_mix(p, blocks[i].ip);
+			/* A consumer that keeps up, as for instructions: an
+			 * XOR over every block's IP, end IP and time and a
+			 * sum of the instruction counts, mixed once per
+			 * call (not one multiplication chained through
+			 * every block). */
+			{
+				uint64_t x = 0, k = 0;
+
+				for (i = 0; i < n; ++i) {
+					x ^= blocks[i].ip ^ blocks[i].end_ip ^
+					     blocks[i].tsc;
+					k += blocks[i].ninsn;
+				}
+				flow_mix(p, x);
+				p->insns += k;
 			}
 			p->blocks += n;
 			if (status < 0)
