@@ -158,9 +158,9 @@ struct ptd_flow_batch {
 	 * plus 4 for the target side.  The links are apart from the runs so
 	 * that this chain of loads touches 8 bytes per run, not a run's line
 	 * (on mruby 32 KiB instead of 260 KiB); a run's own line is read
-	 * beside it, off the chain.  See fb_link(), fb_link_idx().  A call's run (direct or indirect) never follows
-	 * its fall side: its [0] links the run at its return address, for
-	 * the return shadow below. */
+	 * beside it, off the chain.  See fb_link(), fb_link_idx().  A call's
+	 * run (direct or indirect) never follows its fall side: its [0] links
+	 * the run at its return address, for the return shadow below. */
 	uint32_t *links;
 	uint32_t *table; /* run index + 1, 0 for empty */
 	uint32_t tbits;
