@@ -413,8 +413,8 @@ static void fb_insert(struct ptd_flow_batch *dec, uint32_t idx)
 /* Room for one more run: 0 or -pte_nomem. */
 static int fb_reserve(struct ptd_flow_batch *dec)
 {
-	/* A bound on memory (about 150 MiB of runs, 128 MiB of IPs): start
-	 * over. */
+	/* A bound on memory (192 MiB of runs, 8 MiB of links, 128 MiB of
+	 * IPs): start over. */
 	if (dec->nruns >= dec->max_runs || dec->noffs >= ((size_t)1 << 24))
 		fb_flush(dec);
 	if (dec->nruns == dec->caprun) {
@@ -661,7 +661,9 @@ static inline void fb_shadow_push(struct ptd_flow_batch *dec, uint32_t idx,
  * the newest call in the return shadow (or of the one before it, if the
  * newest call's return was not traced) if it returns to @ip (the call
  * then gets the link if it had none), or else fb_next().  The call and
- * the ones after it leave the shadow. */
+ * the ones after it leave the shadow; if neither entry matches, the newest
+ * one leaves it all the same (the return was one, whatever the shadow
+ * guessed). */
 static inline uint32_t fb_shadow_pop(struct ptd_flow_batch *dec, uint32_t idx,
                                      uint64_t ip, uint8_t mode)
 {
@@ -1394,9 +1396,9 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 					fb_set_last(dec, idx);
 					break;
 				}
-				/* An address-space change cannot happen
-				 * without an event, but keep the cache
-				 * honest. */
+				/* (The address space changes only with an
+				 * event, which ends the call: the cache stays
+				 * valid until then.) */
 				prev = idx;
 				continue;
 			}
@@ -1427,6 +1429,8 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 			struct ptd_finsn fi;
 			int done;
 
+			/* (No run ends with this instruction.) */
+			prev = fb_no_run;
 			status = fb_step(dec, &fi, &done);
 			if (done) {
 				ips[cnt] = fi.ip;
@@ -1513,6 +1517,8 @@ int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
 			struct ptd_finsn fi;
 			int done;
 
+			/* (No run ends with this instruction.) */
+			prev = fb_no_run;
 			status = fb_step(dec, &fi, &done);
 			if (!done)
 				break;

@@ -166,8 +166,10 @@ static int run_batch(const struct pt_config *config, struct pt_image *image,
 	ptd_flow_batch_set_ckpt_calls(dec, 1);
 	ptd_flow_batch_set_batch_size(dec, 4, 2);
 	/* The run cache is flushed every 512 runs, so that links,
-	 * successors and return-shadow entries of flushed runs are met. */
-	ptd_flow_batch_set_max_runs(dec, 512);
+	 * successors and return-shadow entries of flushed runs are met;
+	 * with arrays of 7 entries every 3 runs, so that flushes also fall
+	 * between a lookup and the link it would store. */
+	ptd_flow_batch_set_max_runs(dec, cap == 7 ? 3 : 512);
 	for (;;) {
 		uint64_t off = 0;
 
@@ -315,10 +317,10 @@ static int run_blocks(const char *name, const struct pt_config *config,
 	if (!dec || !blocks || ptd_flow_batch_set_image(dec, image) < 0)
 		goto out;
 	/* A copy at every batch fetch, as in run_batch(), with batches of
-	 * the default size, and a flush every 256 runs; run_ips() keeps the
-	 * defaults. */
+	 * the default size, and a flush every 256 runs (every 2 with arrays
+	 * of 7 entries); run_ips() keeps the defaults. */
 	ptd_flow_batch_set_ckpt_calls(dec, 1);
-	ptd_flow_batch_set_max_runs(dec, 256);
+	ptd_flow_batch_set_max_runs(dec, cap == 7 ? 2 : 256);
 	err = 0;
 	for (;;) {
 		status = ptd_flow_batch_sync_forward(dec);
