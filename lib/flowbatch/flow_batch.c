@@ -234,15 +234,16 @@ void ptd_flow_batch_set_ckpt_calls(struct ptd_flow_batch *dec, uint32_t calls)
 		dec->flow.qs.ckpt_calls = calls;
 }
 
+/* @v, raised to @lo or lowered to @hi. */
+static uint32_t fb_clamp(uint32_t v, uint32_t lo, uint32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 void ptd_flow_batch_set_max_runs(struct ptd_flow_batch *dec, uint32_t runs)
 {
-	if (!dec)
-		return;
-	if (runs < 1)
-		runs = 1;
-	if (runs > fb_cache_runs)
-		runs = fb_cache_runs;
-	dec->max_runs = runs;
+	if (dec)
+		dec->max_runs = fb_clamp(runs, 1, fb_cache_runs);
 }
 
 void ptd_flow_batch_set_batch_size(struct ptd_flow_batch *dec, uint32_t nitems,
@@ -250,16 +251,8 @@ void ptd_flow_batch_set_batch_size(struct ptd_flow_batch *dec, uint32_t nitems,
 {
 	if (!dec)
 		return;
-	if (nitems < 2)
-		nitems = 2;
-	if (nitems > ptd_qsrc_nitems)
-		nitems = ptd_qsrc_nitems;
-	if (nevents < 1)
-		nevents = 1;
-	if (nevents > ptd_qsrc_nevents)
-		nevents = ptd_qsrc_nevents;
-	dec->flow.qs.nitems = nitems;
-	dec->flow.qs.nevents = nevents;
+	dec->flow.qs.nitems = fb_clamp(nitems, 2, ptd_qsrc_nitems);
+	dec->flow.qs.nevents = fb_clamp(nevents, 1, ptd_qsrc_nevents);
 }
 
 int ptd_flow_batch_set_image(struct ptd_flow_batch *dec, struct pt_image *image)
@@ -597,22 +590,31 @@ static inline uint32_t fb_link_idx(uint32_t link)
 	return link / (2u * (uint32_t)sizeof(uint32_t));
 }
 
+/* The run at @ip in @mode that links entry @slot names, or, if it names
+ * none yet, the one fb_next() finds after run @prev, which the entry then
+ * names. */
+static inline uint32_t fb_linked(struct ptd_flow_batch *dec, uint32_t slot,
+                                 uint32_t prev, uint64_t ip, uint8_t mode)
+{
+	uint32_t next = dec->links[slot], gen;
+
+	if (next != fb_no_run)
+		return fb_link_idx(next);
+	gen = dec->gen;
+	next = fb_next(dec, prev, ip, mode);
+	/* (fb_next() may have moved the runs, or flushed them.) */
+	if (next != fb_no_run && dec->gen == gen)
+		dec->links[slot] = fb_link(next);
+	return next;
+}
+
 /* The run that follows run @idx on its side @side (0: the IP after its
  * branch, 1: its branch target), at @ip in @mode: the run's link, or found
  * with fb_next() and linked. */
 static inline uint32_t fb_follow(struct ptd_flow_batch *dec, uint32_t idx,
                                  int side, uint64_t ip, uint8_t mode)
 {
-	uint32_t next = dec->links[2 * idx + (uint32_t)side], gen;
-
-	if (next != fb_no_run)
-		return fb_link_idx(next);
-	gen = dec->gen;
-	next = fb_next(dec, idx, ip, mode);
-	/* (fb_next() may have moved the runs, or flushed them.) */
-	if (next != fb_no_run && dec->gen == gen)
-		dec->links[2 * idx + (uint32_t)side] = fb_link(next);
-	return next;
+	return fb_linked(dec, 2 * idx + (uint32_t)side, idx, ip, mode);
 }
 
 /* The run at the current IP. */
@@ -621,8 +623,8 @@ static inline uint32_t fb_run_at(struct ptd_flow_batch *dec, uint32_t prev)
 	return fb_next(dec, prev, dec->flow.ip, (uint8_t)dec->flow.mode);
 }
 
-/* Note that the branch of run @idx ended a call with an event or the end
- * of the trace. */
+/* Note that the branch of run @idx (fb_no_run: of none) ended a call with
+ * an event or the end of the trace. */
 static inline void fb_set_last(struct ptd_flow_batch *dec, uint32_t idx)
 {
 	dec->last_idx = idx;
@@ -668,7 +670,7 @@ static inline uint32_t fb_shadow_pop(struct ptd_flow_batch *dec, uint32_t idx,
                                      uint64_t ip, uint8_t mode)
 {
 	const struct fb_shadow *sh;
-	uint32_t caller, next, gen, k;
+	uint32_t k;
 
 	for (k = 1; k <= 2; ++k) {
 		sh = &dec->shadow[(dec->sh_top - k) % fb_nshadow];
@@ -680,15 +682,7 @@ static inline uint32_t fb_shadow_pop(struct ptd_flow_batch *dec, uint32_t idx,
 		return fb_next(dec, idx, ip, mode);
 	}
 	dec->sh_top -= k;
-	caller = sh->caller;
-	next = dec->links[2 * caller];
-	if (next != fb_no_run)
-		return fb_link_idx(next);
-	gen = dec->gen;
-	next = fb_next(dec, idx, ip, mode);
-	if (next != fb_no_run && dec->gen == gen)
-		dec->links[2 * caller] = fb_link(next);
-	return next;
+	return fb_linked(dec, 2 * sh->caller, idx, ip, mode);
 }
 
 /* The time pt_insn_time() reports now. */
@@ -1550,8 +1544,7 @@ int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
 		if (closed)
 			open = NULL;
 		if (status & (pts_event_pending | pts_eos)) {
-			if (prev != fb_no_run)
-				fb_set_last(dec, prev);
+			fb_set_last(dec, prev);
 			break;
 		}
 		if (!closed && open->ninsn == 0xffff)
