@@ -179,12 +179,46 @@ static void ptd_acc_reference(struct ptd_time *time, uint64_t t, int mtc)
 	time->lost_cyc = 0;
 }
 
+/* Whether MTCs that make @predicted TSC ticks of a stretch that the TSCs
+ * at its ends make @actual ticks contradict the TSCs.  Less time by the
+ * MTCs than by the TSCs is what a gap without MTCs looks like (deep sleep,
+ * more than a wrap of MTCs lost): only more time, by more than two MTC
+ * periods and 0.1 %, shows a wrong conversion. */
+static int ptd_acc_contradicts(const struct ptd_time *time, uint64_t actual,
+                               uint64_t predicted)
+{
+	uint64_t diff, period, limit;
+
+	diff = (predicted > actual) ? predicted - actual : 0;
+	period = ptd_time_ctc_ticks(&time->cfg, UINT64_C(1)
+	                                                << time->cfg.mtc_freq);
+	limit = (predicted >> 10 > 2 * period) ? predicted >> 10 : 2 * period;
+	return diff > limit;
+}
+
+/* While the conversion is trusted (no correction), whether the TSC @tsc
+ * contradicts the MTCs since the last TMA: the last MTC's time is more
+ * ahead of the TMA's anchor than the TSC is. */
+static int ptd_acc_distrusts(const struct ptd_time *time, uint64_t tsc)
+{
+	const struct ptd_wall *wall = &time->est.acc.wall;
+
+	if (!wall->have_tma || !wall->have_ctc || wall->corr_den ||
+	    wall->time <= wall->anchor)
+		return 0;
+	return ptd_acc_contradicts(time,
+	                           tsc > wall->anchor ? tsc - wall->anchor : 0,
+	                           wall->time - wall->anchor);
+}
+
 static void ptd_acc_tsc(struct ptd_time *time, const struct pt_packet_tsc *tsc)
 {
 	struct ptd_acc *acc = &time->est.acc;
 	uint64_t t = tsc->tsc;
 	int first = !time->have_tsc;
 
+	if (acc->anchor_trusted && ptd_acc_distrusts(time, t))
+		acc->anchor_trusted = 0;
 	ptd_wall_tsc(&acc->wall, t);
 	/* References in relative time do not mix with wall-clock ones. */
 	if (first)
@@ -336,27 +370,33 @@ int ptd_time_mtc_planned(struct ptd_time *time, uint8_t ctc,
 /* Check the CTC -> TSC conversion against the next TSC and TMA: if the MTCs
  * up to them disagree with them, the configuration is wrong (CPUID 0x15, or
  * VMX TSC scaling not configured); the TSCs are right by definition, so the
- * MTC times are corrected to meet them. */
+ * MTC times are corrected to meet them.
+ *
+ * The check looks ahead over the packets up to the next TSC: on a trace
+ * with TSCs only in PSB+, it reads the trace twice.  So once a check has
+ * found the conversion right, the next TSCs and TMAs skip it, and
+ * ptd_acc_tsc() instead compares each TSC with the MTCs before it
+ * (ptd_acc_distrusts()); the first TSC that they contradict brings the
+ * check back from that TSC's TMA on.  A trace whose conversion is wrong is
+ * checked at every TSC as before; one whose conversion turns wrong later
+ * (a trace that goes into a VMX guest with TSC scaling) has the stretch up
+ * to the first TSC that shows it uncorrected. */
 static void ptd_acc_check_anchor(struct ptd_time *time,
                                  const struct ptd_time_ahead *ahead)
 {
 	struct ptd_acc *acc = &time->est.acc;
-	uint64_t actual, predicted, diff, period, limit;
+	uint64_t actual, predicted;
 
+	if (acc->anchor_trusted)
+		return;
 	if (!ahead || ptd_time_scan_anchor(ahead, &time->cfg, &acc->wall,
 	                                   &actual, &predicted) <= 0)
 		return;
 
-	/* Less time by the MTCs than by the TSCs is what a gap without MTCs
-	 * looks like (deep sleep, more than a wrap of MTCs lost): only more
-	 * time shows a wrong conversion. */
-	diff = (predicted > actual) ? predicted - actual : 0;
-	period = ptd_time_ctc_ticks(&time->cfg, UINT64_C(1)
-	                                                << time->cfg.mtc_freq);
-	limit = (predicted >> 10 > 2 * period) ? predicted >> 10 : 2 * period;
-	if (diff <= limit || !predicted) {
+	if (!predicted || !ptd_acc_contradicts(time, actual, predicted)) {
 		acc->wall.corr_num = 0;
 		acc->wall.corr_den = 0;
+		acc->anchor_trusted = predicted != 0;
 		return;
 	}
 	acc->wall.corr_num = actual;

@@ -561,6 +561,11 @@ struct ptd_acc {
 	uint32_t seen_cbr : 1;
 	/* The last TMA's CTC, for the mtc_freq check at the next MTC. */
 	uint32_t check_mtc_freq : 1;
+	/* The last look-ahead to the next TSC found the CTC -> TSC
+	 * conversion right: later TSCs and TMAs skip the look-ahead and only
+	 * check, at each TSC, that the MTCs before it agree (time.c,
+	 * ptd_acc_check_anchor()). */
+	uint32_t anchor_trusted : 1;
 	uint16_t tma_ctc;
 
 	/* The MTC that ends the current segment, as the segment's

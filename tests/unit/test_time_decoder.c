@@ -492,6 +492,64 @@ static void test_ctc_ratio_correction(void **state)
 	assert_int_equal(tsc[n - 3], 0x100300);
 }
 
+/* Three stretches between TSCs, 16 MTC periods each: the first as the
+ * CPUID ratio says (0x400 ticks), the others shorter (0x300).  The first
+ * stretch's look-ahead finds the conversion right, so the second TSC and TMA
+ * skip it; the MTCs of the second stretch keep the configured conversion,
+ * and the third TSC, which they contradict, brings the look-ahead back: the
+ * third stretch is corrected. */
+static void test_ctc_ratio_trust(void **state)
+{
+	static const uint64_t tscs[] = {0x100000, 0x100400, 0x100700, 0x100a00};
+	struct ptd_t_pkt pkts[4 * 4 + 3 * 32];
+	struct ptd_time_status status;
+	struct pt_config config;
+	uint64_t tsc[ARRAY_SIZE(pkts)];
+	size_t mtc[3 * 16];
+	uint8_t buf[1024];
+	size_t n = 0, size, i, s;
+
+	(void)state;
+	for (s = 0; s < ARRAY_SIZE(tscs); ++s) {
+		pkts[n++] = (struct ptd_t_pkt){ppt_psb, 0, 0};
+		pkts[n++] = (struct ptd_t_pkt){ppt_tsc, tscs[s], 0};
+		pkts[n++] = (struct ptd_t_pkt){ppt_tma, s * 0x100, 0};
+		pkts[n++] = (struct ptd_t_pkt){ppt_psbend, 0, 0};
+		if (s + 1 == ARRAY_SIZE(tscs))
+			break;
+		for (i = 1; i <= 16; ++i) {
+			pkts[n++] = (struct ptd_t_pkt){ppt_cyc, 0x40, 0};
+			mtc[s * 16 + i - 1] = n;
+			pkts[n++] = (struct ptd_t_pkt){ppt_mtc, s * 16 + i, 0};
+		}
+	}
+	assert_int_equal(n, ARRAY_SIZE(pkts));
+
+	size = ptd_t_write(buf, sizeof(buf), pkts, n);
+	ptd_t_tconfig(&config, buf, size);
+	status = ptd_t_run_trace(&config, NULL, tsc, n);
+	assert_true(status.diag & ptd_time_diag_ctc_ratio);
+
+	/* The first stretch as configured: 0x40 ticks per MTC period. */
+	for (i = 0; i < 16; ++i)
+		assert_int_equal(tsc[mtc[i]], 0x100000 + (i + 1) * 0x40);
+	/* The second, trusted, too: its MTCs run ahead of the third TSC. */
+	for (i = 0; i < 16; ++i)
+		assert_int_equal(tsc[mtc[16 + i]], 0x100400 + (i + 1) * 0x40);
+	/* The third is corrected to meet the fourth TSC, 0x30 per period,
+	 * and waits at the second stretch's end until it catches up (the
+	 * time does not go back). */
+	for (i = 0; i < 16; ++i) {
+		uint64_t want = 0x100700 + (i + 1) * 0x30;
+
+		assert_int_equal(tsc[mtc[32 + i]],
+		                 want > 0x100800 ? want : 0x100800);
+	}
+	assert_int_equal(tsc[n - 3], 0x100a00);
+	for (i = 1; i < n; ++i)
+		assert_true(tsc[i] >= tsc[i - 1]);
+}
+
 /* SKL168: with the erratum, a segment that crosses a PSB is placed with the
  * ratio (the cycles before the PSB may be short by a dropped CYC) rather
  * than rescaled. */
@@ -538,6 +596,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_mtc_full_wrap),
 	        cmocka_unit_test(test_ovf_backward),
 	        cmocka_unit_test(test_ctc_ratio_correction),
+	        cmocka_unit_test(test_ctc_ratio_trust),
 	        cmocka_unit_test(test_skl168),
 	};
 
