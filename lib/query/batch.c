@@ -13,7 +13,9 @@
  *         their times agree), a TIP, and the TIP.PGE / TIP.PGD that enable
  *         and disable tracing, each while no event waits for a packet; the
  *         read-ahead after them skips PAD and feeds TSC, TMA, MTC and CYC
- *         to the time engine in a tight loop.
+ *         to the time engine in a tight loop.  While the time stands still
+ *         (no timing packet), the lean run takes TNT-8, TIP, TIP.PGE and
+ *         TIP.PGD straight from their bytes.
  *
  * The fast path does what the pull functions would do, in the same order,
  * so the two can take turns at any step: it stops at whatever it does not
@@ -151,13 +153,6 @@ struct ptd_qry_fres {
 	int suppressed; /* tip: IP suppressed */
 };
 
-/* Whether @byte, outside a PEBS block, is a TNT-8 packet: an even byte
- * other than PAD (0x00) and the extended opcode (0x02). */
-static inline int ptd_qry_is_tnt8(unsigned byte)
-{
-	return !(byte & 1) && byte > 2;
-}
-
 /* The number of outcomes in the TNT-8 packet @byte (the bits below its stop
  * bit, bit 0 aside). */
 static inline unsigned ptd_qry_tnt8_size(unsigned byte)
@@ -165,53 +160,210 @@ static inline unsigned ptd_qry_tnt8_size(unsigned byte)
 	return 30u - (unsigned)__builtin_clz(byte);
 }
 
-/* A run of TNT-8 packets (with PAD between them) while the time stands
- * still: the fast path's loop for the most common packet sequence, one byte
- * per packet and no packet structure.  @pkt is the TNT-8 at @pos, the next
- * packet, not taken yet; @it is the open run of outcomes.  As long as the
- * packet after the one at @pos is another TNT-8 (so the read-ahead after
- * the one at @pos stops there without error, as the general loop's would),
- * the one at @pos is taken: its outcomes join @it.  Stops before a packet
- * whose outcomes do not fit into @it, at any other packet, and at the last
- * 16 bytes of the buffer (@limit); returns the position of the TNT-8 that
- * is next then, with @pkt describing it. */
-static inline const uint8_t *ptd_qry_tnt8_run(const uint8_t *pos,
-                                              const uint8_t *limit,
-                                              struct ptd_qry_item *it,
-                                              struct pt_packet *pkt)
+/* ------------------------------------------------------------------------ */
+/* The lean run                                                               */
+/* ------------------------------------------------------------------------ */
+
+void ptd_qry_lean_init(struct pt_query_decoder *decoder)
 {
-	const uint8_t *const start = pos;
-	const uint8_t *next = pos + 1;
-	unsigned byte = pos[0];
-	unsigned count = it->count;
-	uint64_t value = it->value;
+	for (unsigned byte = 0; byte < 256; ++byte) {
+		uint8_t buf[16] = {(uint8_t)byte};
+		struct pt_packet pkt;
+		const int size = ptd_pkt_decode_fast(buf, &pkt);
+		unsigned kind = 0;
 
-	while (next < limit) {
-		unsigned nbyte = next[0], size;
-
-		if (!nbyte) {
-			next = ptd_qry_skip_pad(next);
-			continue;
+		switch (size > 0 ? pkt.type : ppt_invalid) {
+		case ppt_tnt_8:
+			kind = ptd_qry_lean_tnt8;
+			break;
+		case ppt_tip:
+			kind = ptd_qry_lean_tip;
+			break;
+		case ppt_tip_pge:
+			kind = ptd_qry_lean_pge;
+			break;
+		case ppt_tip_pgd:
+			kind = ptd_qry_lean_pgd;
+			break;
+		default:
+			break;
 		}
-		if (!ptd_qry_is_tnt8(nbyte))
+		decoder->lean[byte] =
+		        kind ? (uint8_t)(kind << 4 | (unsigned)size) : 0;
+	}
+}
+
+/* The last-IP update of an IP packet with IP compression @ipc and the
+ * eight bytes @w after its opcode: ptd_last_ip_update() for the valid
+ * compressions, which are the ones the lean run takes. */
+static inline void ptd_qry_lean_ip(struct ptd_last_ip *ip, unsigned ipc,
+                                   uint64_t w)
+{
+	static const uint64_t keep[8] = {0,
+	                                 0xffff,
+	                                 0xffffffff,
+	                                 ~UINT64_C(0),
+	                                 UINT64_C(0xffffffffffff),
+	                                 0,
+	                                 ~UINT64_C(0),
+	                                 0};
+	const uint64_t mask = keep[ipc];
+	uint64_t payload = w & mask;
+
+	if (!ipc) {
+		ip->suppressed = 1;
+		return;
+	}
+	if (ipc == pt_ipc_sext_48)
+		payload = (uint64_t)((int64_t)(w << 16) >> 16);
+	ip->ip = (ip->ip & ~mask) | payload;
+	ip->have_ip = 1;
+	ip->suppressed = 0;
+}
+
+/* The fast steps while the time stands still, for the packets that make
+ * up nearly all of a trace between timing packets: TNT-8, TIP, TIP.PGE and
+ * TIP.PGD, with PAD between them (decoder->lean).  It does what the fast
+ * steps do for them, with no packet structure and no read-ahead loop, and
+ * with the call's state and the open run of outcomes in registers.
+ *
+ * The packet at @pos is the next one, not taken yet, and of these kinds.
+ * It is taken when the packet after it (PADs aside) is of these kinds,
+ * too: the read-ahead after it would stop there, with nothing between
+ * that changes the time or fails.  Stops before a packet that it cannot
+ * take (no room for its item or event, a TIP.PGE without an IP) and at the
+ * last 16 bytes of the buffer (@limit); returns the position of the packet
+ * that is next then, not taken. */
+static const uint8_t *ptd_qry_lean_run(struct pt_query_decoder *decoder,
+                                       struct ptd_qry_bcall *call,
+                                       const uint8_t *pos, const uint8_t *limit)
+{
+	const struct ptd_qry_time *t = &decoder->last_time;
+	const uint8_t *const lean = decoder->lean;
+	struct ptd_qry_item *const items = call->items;
+	const size_t room = call->nitems - 2;
+	const uint64_t tsc = t->tsc;
+	const uint32_t lost_mtc = t->lost_mtc, lost_cyc = t->lost_cyc;
+	const uint8_t flags = t->tsc_status >= 0 ? ptd_qry_item_has_tsc : 0;
+	const uint8_t cbr = (uint8_t)t->cbr;
+	struct ptd_last_ip ip = decoder->ip;
+	size_t count = call->count, nev = call->nev;
+	/* The open run of outcomes (items[count - 1] while @open). */
+	int open = call->run_open;
+	unsigned ocount = open ? items[count - 1].count : 0;
+	uint64_t ovalue = open ? items[count - 1].value : 0;
+	unsigned byte = pos[0], entry = lean[byte];
+
+	for (;;) {
+		const uint8_t *next = pos + (entry & 0xf);
+		struct ptd_qry_item *it;
+		unsigned nbyte, nentry, kind = entry >> 4;
+
+		while (next < limit && !*next)
+			next = ptd_qry_skip_pad(next);
+		if (next >= limit)
 			break;
-		size = ptd_qry_tnt8_size(byte);
-		if (count + size > 64)
+		nbyte = next[0];
+		nentry = lean[nbyte];
+		if (!nentry)
 			break;
-		value = (value << size) | ((byte >> 1) & ((1u << size) - 1));
-		count += size;
+
+		/* Take the packet at @pos. */
+		if (kind == ptd_qry_lean_tnt8) {
+			const unsigned size = ptd_qry_tnt8_size(byte);
+			const uint64_t bits =
+			        (byte >> 1) & ((UINT32_C(1) << size) - 1);
+
+			if (open && ocount + size <= 64) {
+				ovalue = (ovalue << size) | bits;
+				ocount += size;
+				goto taken;
+			}
+			if (count > room)
+				break;
+			if (open) {
+				items[count - 1].count = (uint8_t)ocount;
+				items[count - 1].value = ovalue;
+			}
+			it = &items[count++];
+			it->kind = ptd_qry_item_tnt;
+			it->flags = flags;
+			open = 1;
+			ocount = size;
+			ovalue = bits;
+		} else {
+			uint64_t w, value = 0;
+			int suppressed;
+
+			if (count > room)
+				break;
+			if (kind != ptd_qry_lean_tip &&
+			    (nev >= call->nevents ||
+			     (kind == ptd_qry_lean_pge && !(byte >> 5))))
+				break;
+			if (open) {
+				items[count - 1].count = (uint8_t)ocount;
+				items[count - 1].value = ovalue;
+				open = 0;
+			}
+			memcpy(&w, pos + 1, sizeof(w));
+			ptd_qry_lean_ip(&ip, byte >> 5, w);
+			suppressed = ptd_last_ip_query(&value, &ip) < 0;
+			it = &items[count++];
+			if (kind == ptd_qry_lean_tip) {
+				it->kind = ptd_qry_item_tip;
+				it->flags =
+				        (uint8_t)(flags |
+				                  (suppressed
+				                           ? ptd_qry_item_ip_suppressed
+				                           : 0));
+				it->count = 0;
+				it->value = value;
+			} else {
+				struct pt_event *ev = &call->events[nev];
+
+				memset(ev, 0, sizeof(*ev));
+				ev->has_tsc = flags != 0;
+				ev->tsc = tsc;
+				ev->lost_mtc = lost_mtc;
+				ev->lost_cyc = lost_cyc;
+				if (kind == ptd_qry_lean_pge) {
+					/* The IP is known (not suppressed). */
+					decoder->enabled = 1;
+					ev->type = ptev_enabled;
+					ev->variant.enabled.ip = value;
+				} else {
+					decoder->enabled = 0;
+					ev->type = ptev_disabled;
+					if (suppressed)
+						ev->ip_suppressed = 1;
+					else
+						ev->variant.disabled.ip = value;
+				}
+				it->kind = ptd_qry_item_event;
+				it->flags = flags;
+				it->count = 0;
+				it->value = nev++;
+			}
+		}
+		it->cbr = cbr;
+		it->error = 0;
+		it->lost_mtc = lost_mtc;
+		it->lost_cyc = lost_cyc;
+		it->tsc = tsc;
+	taken:
 		pos = next;
 		byte = nbyte;
-		next = pos + 1;
+		entry = nentry;
 	}
-	if (pos != start) {
-		unsigned size = ptd_qry_tnt8_size(byte);
-
-		it->value = value;
-		it->count = (uint8_t)count;
-		pkt->payload.tnt.bit_size = (uint8_t)size;
-		pkt->payload.tnt.payload = (byte >> 1) & ((1u << size) - 1);
+	if (open) {
+		items[count - 1].count = (uint8_t)ocount;
+		items[count - 1].value = ovalue;
 	}
+	decoder->ip = ip;
+	call->count = count;
+	call->nev = nev;
+	call->run_open = open;
 	return pos;
 }
 
@@ -396,11 +548,18 @@ static int ptd_qry_fast_run(struct pt_query_decoder *decoder,
 		}
 	emitted:
 		/* A run stays open only while the time does not change. */
-		if (call->dirty)
+		if (call->dirty) {
 			call->run_open = 0;
-		else if (call->run_open && pkt->type == ppt_tnt_8)
-			pos = ptd_qry_tnt8_run(pos, limit,
-			                       &items[call->count - 1], pkt);
+		} else if ((unsigned)pkt->type - ppt_tip <=
+		           (unsigned)(ppt_tnt_8 - ppt_tip)) {
+			const uint8_t *at =
+			        ptd_qry_lean_run(decoder, call, pos, limit);
+
+			if (at != pos) {
+				pos = at;
+				size = ptd_pkt_decode_fast(pos, pkt);
+			}
+		}
 		continue;
 
 	generic:

@@ -80,7 +80,23 @@ struct pt_query_decoder {
 	 * (pt_qry_sync_forward() said -pte_eos). */
 	int batch_error;
 	int batch_eflags;
+
+	/* By opcode, the packets that ptd_qry_next_batch()'s lean run takes:
+	 * the size in bits 3:0 and the kind in bits 7:4 (enum
+	 * ptd_qry_lean_kind), 0 for the others (ptd_qry_lean_init()). */
+	uint8_t lean[256];
 };
+
+/* The kinds of packets of the lean run (struct pt_query_decoder, @lean). */
+enum ptd_qry_lean_kind {
+	ptd_qry_lean_tnt8 = 1,
+	ptd_qry_lean_tip,
+	ptd_qry_lean_pge,
+	ptd_qry_lean_pgd
+};
+
+/* Fill decoder->lean from the packet decoder's fast table (batch.c). */
+void ptd_qry_lean_init(struct pt_query_decoder *decoder);
 
 /* The ptd_qf flags of a decoded packet. */
 unsigned ptd_qry_packet_flags(const struct pt_packet *packet);

@@ -1555,6 +1555,7 @@ ptd_qry_alloc_decoder(const struct pt_config *config,
 	if (ptd_time_init(&decoder->time, &decoder->config, &topt) < 0)
 		goto fail;
 	ptd_qry_reset_state(decoder);
+	ptd_qry_lean_init(decoder);
 	return decoder;
 
 fail:
