@@ -193,11 +193,20 @@ void ptd_qry_lean_init(struct pt_query_decoder *decoder)
 	}
 }
 
+/* The last IP of the lean run: struct ptd_last_ip in plain variables (its
+ * bit-fields, kept on the stack, would make each update a byte store and a
+ * wider load of the same word, which the processor cannot forward). */
+struct ptd_qry_lean_ip {
+	uint64_t ip;
+	unsigned have_ip, suppressed;
+};
+
 /* The last-IP update of an IP packet with IP compression @ipc and the
  * eight bytes @w after its opcode: ptd_last_ip_update() for the valid
- * compressions, which are the ones the lean run takes. */
-static inline void ptd_qry_lean_ip(struct ptd_last_ip *ip, unsigned ipc,
-                                   uint64_t w)
+ * compressions, which are the ones the lean run takes.  Returns whether
+ * the IP is suppressed or not known then (ptd_last_ip_query() fails). */
+static inline int ptd_qry_lean_ip(struct ptd_qry_lean_ip *ip, unsigned ipc,
+                                  uint64_t w)
 {
 	static const uint64_t keep[8] = {0,
 	                                 0xffff,
@@ -212,13 +221,14 @@ static inline void ptd_qry_lean_ip(struct ptd_last_ip *ip, unsigned ipc,
 
 	if (!ipc) {
 		ip->suppressed = 1;
-		return;
+		return 1;
 	}
 	if (ipc == pt_ipc_sext_48)
 		payload = (uint64_t)((int64_t)(w << 16) >> 16);
 	ip->ip = (ip->ip & ~mask) | payload;
 	ip->have_ip = 1;
 	ip->suppressed = 0;
+	return 0;
 }
 
 /* The fast steps while the time stands still, for the packets that make
@@ -246,7 +256,8 @@ static const uint8_t *ptd_qry_lean_run(struct pt_query_decoder *decoder,
 	const uint32_t lost_mtc = t->lost_mtc, lost_cyc = t->lost_cyc;
 	const uint8_t flags = t->tsc_status >= 0 ? ptd_qry_item_has_tsc : 0;
 	const uint8_t cbr = (uint8_t)t->cbr;
-	struct ptd_last_ip ip = decoder->ip;
+	struct ptd_qry_lean_ip ip = {decoder->ip.ip, decoder->ip.have_ip,
+	                             decoder->ip.suppressed};
 	size_t count = call->count, nev = call->nev;
 	/* The open run of outcomes (items[count - 1] while @open). */
 	int open = call->run_open;
@@ -307,8 +318,9 @@ static const uint8_t *ptd_qry_lean_run(struct pt_query_decoder *decoder,
 				open = 0;
 			}
 			memcpy(&w, pos + 1, sizeof(w));
-			ptd_qry_lean_ip(&ip, byte >> 5, w);
-			suppressed = ptd_last_ip_query(&value, &ip) < 0;
+			suppressed = ptd_qry_lean_ip(&ip, byte >> 5, w);
+			if (!suppressed)
+				value = ip.ip;
 			it = &items[count++];
 			if (kind == ptd_qry_lean_tip) {
 				it->kind = ptd_qry_item_tip;
@@ -360,7 +372,9 @@ static const uint8_t *ptd_qry_lean_run(struct pt_query_decoder *decoder,
 		items[count - 1].count = (uint8_t)ocount;
 		items[count - 1].value = ovalue;
 	}
-	decoder->ip = ip;
+	decoder->ip.ip = ip.ip;
+	decoder->ip.have_ip = ip.have_ip;
+	decoder->ip.suppressed = ip.suppressed;
 	call->count = count;
 	call->nev = nev;
 	call->run_open = open;
