@@ -231,6 +231,13 @@ static inline int ptd_qry_lean_ip(struct ptd_qry_lean_ip *ip, unsigned ipc,
 	return 0;
 }
 
+/* Make @x opaque to the optimizer (no code). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PTD_QRY_OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define PTD_QRY_OPAQUE(x) ((void)0)
+#endif
+
 /* The fast steps while the time stands still, for the packets that make
  * up nearly all of a trace between timing packets: TNT-8, TIP, TIP.PGE and
  * TIP.PGD, with PAD between them (decoder->lean).  It does what the fast
@@ -266,9 +273,38 @@ static const uint8_t *ptd_qry_lean_run(struct pt_query_decoder *decoder,
 	unsigned byte = pos[0], entry = lean[byte];
 
 	for (;;) {
-		const uint8_t *next = pos + (entry & 0xf);
+		const uint8_t *next;
 		struct ptd_qry_item *it;
 		unsigned nbyte, nentry, kind = entry >> 4;
+
+		/* Where the next packet starts, by branches rather than from
+		 * @entry: where they predict right, the loop's chain from one
+		 * position to the next does not wait for the table load (a
+		 * TNT-8 is one byte, an IP packet's size follows from its IP
+		 * compression).  PTD_QRY_OPAQUE keeps the compiler from
+		 * turning them into conditional moves. */
+		if (kind == ptd_qry_lean_tnt8) {
+			next = pos + 1;
+		} else {
+			switch (byte >> 5) {
+			case pt_ipc_suppressed:
+				next = pos + 1;
+				break;
+			case pt_ipc_update_16:
+				next = pos + 3;
+				break;
+			case pt_ipc_update_32:
+				next = pos + 5;
+				break;
+			case pt_ipc_full:
+				next = pos + 9;
+				break;
+			default:
+				next = pos + 7;
+				break;
+			}
+			PTD_QRY_OPAQUE(next);
+		}
 
 		while (next < limit && !*next)
 			next = ptd_qry_skip_pad(next);
