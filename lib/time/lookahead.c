@@ -338,10 +338,23 @@ int ptd_time_lookahead(const struct ptd_time_ahead *ahead,
 	if (!ahead || !cfg || !cfg->config || !from || !from->wall || !scan)
 		return -pte_internal;
 
-	memset(scan, 0, sizeof(*scan));
+	/* Every field (not a memset, which compilers make a `rep stos` here
+	 * whose start-up costs more than the stores; this runs once per MTC
+	 * period in CYC-dense traces). */
+	scan->end_time = 0;
 	scan->cycles = from->cycles;
 	scan->wcyc = from->wcyc;
 	scan->unknown_weight = ptd_cbr_weight(0);
+	scan->periods = 0;
+	scan->have_end = 0;
+	scan->end_is_tsc = 0;
+	scan->end_in_psb = 0;
+	scan->crosses_psb = 0;
+	scan->end_after_cyc = 0;
+	scan->mtc_next = NULL;
+	scan->mtc_elapsed = 0;
+	memset(&scan->mtc_step, 0, sizeof(scan->mtc_step));
+	scan->mtc_ctc = 0;
 	if (from->have_cyc)
 		ptd_scan_cyc(scan, from->cyc);
 	if (!ahead->pos || !ahead->end)
