@@ -272,6 +272,9 @@ static const uint8_t *ptd_qry_lean_run(struct pt_query_decoder *decoder,
 	uint64_t ovalue = open ? items[count - 1].value : 0;
 	unsigned byte = pos[0], entry = lean[byte];
 
+	/* (The caller's packet is of these kinds; a guard all the same.) */
+	if (!entry)
+		return pos;
 	for (;;) {
 		const uint8_t *next;
 		struct ptd_qry_item *it;
