@@ -250,7 +250,10 @@ static inline int ptd_qry_lean_ip(struct ptd_qry_lean_ip *ip, unsigned ipc,
  * that changes the time or fails.  Stops before a packet that it cannot
  * take (no room for its item or event, a TIP.PGE without an IP) and at the
  * last 16 bytes of the buffer (@limit); returns the position of the packet
- * that is next then, not taken. */
+ * that is next then, not taken.  (Outcomes that join the open run need no
+ * room: the run may grow after the items are full, where the fast steps
+ * would have ended the call first.  Calls with very few items may so split
+ * runs differently; ptd_query.h promises no particular split.) */
 static const uint8_t *ptd_qry_lean_run(struct pt_query_decoder *decoder,
                                        struct ptd_qry_bcall *call,
                                        const uint8_t *pos, const uint8_t *limit)
