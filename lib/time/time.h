@@ -384,7 +384,10 @@ struct ptd_time_ahead {
 	struct ptd_pkt_state state;
 };
 
-/* What lies ahead up to the next wall-clock reference. */
+/* What lies ahead up to the next wall-clock reference.  (ptd_time_lookahead()
+ * and time.c's ptd_acc_scan_next_mtc() set every field one by one, without a
+ * memset, on the hot path of CYC-dense traces: a field added here must be
+ * set there too.) */
 struct ptd_time_scan {
 	/* The reference's time (valid with @have_end). */
 	uint64_t end_time;
