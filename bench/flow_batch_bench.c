@@ -92,13 +92,50 @@ static int have_avx2(void)
 }
 #endif
 
+enum { event_cap = 256 };
+
+/* The consumer of the events of a call: an XOR over each one's type, place
+ * and time. */
+static uint64_t event_sum(const struct ptd_flow_events *ev)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	for (i = 0; i < ev->count; ++i)
+		x ^= (uint64_t)ev->events[i].type + ev->at[i] +
+		     ev->events[i].tsc;
+	return x;
+}
+
+/* The decoding loop of ptd_flow_batch.h over the statements after @dec (one
+ * call of ptd_flow_decode_insns() or ptd_flow_decode_blocks() and its
+ * consumer), with the time on @p. */
+#define RUN_LOOP(p, dec, ...)                                                  \
+	do {                                                                   \
+		int status_ = ptd_flow_batch_sync_forward(dec);                \
+                                                                               \
+		(p)->seconds = flow_now((p)->cpu_time);                        \
+		while (status_ >= 0) {                                         \
+			__VA_ARGS__;                                           \
+			if (status_ >= 0 && (status_ & pts_eos))               \
+				break;                                         \
+			if (status_ < 0 && status_ != -pte_eos) {              \
+				(p)->errors += 1;                              \
+				status_ = ptd_flow_batch_sync_forward(dec);    \
+			}                                                      \
+		}                                                              \
+		(p)->seconds = flow_now((p)->cpu_time) - (p)->seconds;         \
+	} while (0)
+
 static int run_ptd_insn(const struct flow_input *in, struct flow_pass *p)
 {
 	static uint64_t ips[insn_cap], tscs[insn_cap];
+	static struct pt_event events[event_cap];
+	static size_t at[event_cap];
+	struct ptd_flow_events ev = {events, at, event_cap, 0};
 	struct ptd_flow_batch *dec;
 	struct pt_config config;
 	const int avx2 = have_avx2();
-	int status;
 
 	flow_config_of(&config, in);
 	dec = ptd_flow_batch_alloc(&config, NULL);
@@ -106,40 +143,17 @@ static int run_ptd_insn(const struct flow_input *in, struct flow_pass *p)
 		ptd_flow_batch_free(dec);
 		return -1;
 	}
-	p->seconds = flow_now(p->cpu_time);
-	for (;;) {
-		status = ptd_flow_batch_sync_forward(dec);
-		if (status < 0)
-			break;
-		for (;;) {
-			size_t n = 0;
+	RUN_LOOP(p, dec, {
+		size_t n = 0;
 
-			while (status & pts_event_pending) {
-				struct pt_event event;
-
-				status = ptd_flow_batch_event(dec, &event,
-				                              sizeof(event));
-				if (status < 0)
-					break;
-				p->events += 1;
-			}
-			if (status < 0 || (status & pts_eos))
-				break;
-			status = ptd_flow_next_insns(dec, ips, tscs, insn_cap,
-			                             &n);
-			/* A consumer that keeps up: an XOR over every IP
-			 * and time (vectorized), mixed once per call. */
-			flow_mix(p, xor_sum(avx2, ips, tscs, n));
-			p->insns += n;
-			if (status < 0)
-				break;
-		}
-		if (status < 0 && status != -pte_eos)
-			p->errors += 1;
-		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
-			break;
-	}
-	p->seconds = flow_now(p->cpu_time) - p->seconds;
+		status_ = ptd_flow_decode_insns(dec, ips, tscs, insn_cap, &n,
+		                                &ev);
+		/* A consumer that keeps up: an XOR over every IP and time
+		 * (vectorized) and over the events, mixed once per call. */
+		flow_mix(p, xor_sum(avx2, ips, tscs, n) ^ event_sum(&ev));
+		p->insns += n;
+		p->events += ev.count;
+	});
 	ptd_flow_batch_free(dec);
 	return 0;
 }
@@ -147,9 +161,11 @@ static int run_ptd_insn(const struct flow_input *in, struct flow_pass *p)
 static int run_ptd_blk(const struct flow_input *in, struct flow_pass *p)
 {
 	static struct ptd_flow_block blocks[block_cap];
+	static struct pt_event events[event_cap];
+	static size_t at[event_cap];
+	struct ptd_flow_events ev = {events, at, event_cap, 0};
 	struct ptd_flow_batch *dec;
 	struct pt_config config;
-	int status;
 
 	flow_config_of(&config, in);
 	dec = ptd_flow_batch_alloc(&config, NULL);
@@ -157,53 +173,25 @@ static int run_ptd_blk(const struct flow_input *in, struct flow_pass *p)
 		ptd_flow_batch_free(dec);
 		return -1;
 	}
-	p->seconds = flow_now(p->cpu_time);
-	for (;;) {
-		status = ptd_flow_batch_sync_forward(dec);
-		if (status < 0)
-			break;
-		for (;;) {
-			size_t n = 0, i;
+	RUN_LOOP(p, dec, {
+		size_t n = 0, i;
+		uint64_t x = 0, k = 0;
 
-			while (status & pts_event_pending) {
-				struct pt_event event;
-
-				status = ptd_flow_batch_event(dec, &event,
-				                              sizeof(event));
-				if (status < 0)
-					break;
-				p->events += 1;
-			}
-			if (status < 0 || (status & pts_eos))
-				break;
-			status = ptd_flow_next_blocks(dec, blocks, block_cap,
-			                              &n);
-			/* A consumer that keeps up, as for instructions: an
-			 * XOR over every block's IP, end IP and time and a
-			 * sum of the instruction counts, mixed once per
-			 * call (not one multiplication chained through
-			 * every block). */
-			{
-				uint64_t x = 0, k = 0;
-
-				for (i = 0; i < n; ++i) {
-					x ^= blocks[i].ip ^ blocks[i].end_ip ^
-					     blocks[i].tsc;
-					k += blocks[i].ninsn;
-				}
-				flow_mix(p, x);
-				p->insns += k;
-			}
-			p->blocks += n;
-			if (status < 0)
-				break;
+		status_ =
+		        ptd_flow_decode_blocks(dec, blocks, block_cap, &n, &ev);
+		/* A consumer that keeps up, as for instructions: an XOR
+		 * over every block's IP, end IP and time and a sum of the
+		 * instruction counts, mixed once per call (not one
+		 * multiplication chained through every block). */
+		for (i = 0; i < n; ++i) {
+			x ^= blocks[i].ip ^ blocks[i].end_ip ^ blocks[i].tsc;
+			k += blocks[i].ninsn;
 		}
-		if (status < 0 && status != -pte_eos)
-			p->errors += 1;
-		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
-			break;
-	}
-	p->seconds = flow_now(p->cpu_time) - p->seconds;
+		flow_mix(p, x ^ event_sum(&ev));
+		p->insns += k;
+		p->blocks += n;
+		p->events += ev.count;
+	});
 	ptd_flow_batch_free(dec);
 	return 0;
 }

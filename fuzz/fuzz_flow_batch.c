@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: the batch flow decoder (ptd_flow_next_insns(),
- * ptd_flow_next_blocks()) against ptdecode's pt_insn_next() on arbitrary code
+ * ptd_flow_next_blocks(), and ptd_flow_decode_*() with the events in the
+ * same call) against ptdecode's pt_insn_next() on arbitrary code
  * and trace.
  *
  * Input: as fuzz_flow's (fuzz_flow_input.h), so that the two share a corpus;

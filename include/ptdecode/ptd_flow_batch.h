@@ -41,6 +41,12 @@
  *             break;
  *     }
  *
+ * ptd_flow_decode_insns() and ptd_flow_decode_blocks() do the same with the
+ * events in the same call, in an array beside the instructions or blocks,
+ * so that a call does not stop at every event (a trace that leaves the
+ * traced code often, through calls into libraries outside an IP filter,
+ * has a pair of events every few dozen branches).
+ *
  * Expanding the arrays gives exactly the instructions, events, errors and
  * times of the same loop over pt_insn_next()/pt_insn_event()/pt_insn_time()
  * (tests/flow_batch checks it instruction by instruction on the libxdc
@@ -162,14 +168,71 @@ extern pt_export int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
                                           struct ptd_flow_block *blocks,
                                           size_t n, size_t *count);
 
+/** Where ptd_flow_decode_insns() and ptd_flow_decode_blocks() put the
+ * events they report. */
+struct ptd_flow_events {
+	/** Room for @n events, and for the place of each. */
+	struct pt_event *events;
+	size_t *at;
+	size_t n;
+	/** Set by the call: the number of events written.  Event i came
+	 * after the first at[i] instructions (blocks) the call wrote and
+	 * before the others: at[i] 0 is before the first one, at[i] equal
+	 * to the call's count after the last one.  Events at the same place
+	 * came in the order of the array. */
+	size_t count;
+};
+
+/** ptd_flow_next_insns() that reports events in the same call instead of
+ * stopping at them: each event that pt_insn_event() would report next is
+ * written to @ev (as ptd_flow_batch_event() writes it, the whole struct
+ * pt_event), with its place among the instructions, and decoding goes on.
+ * Events pending when the call starts (after a synchronization, or left by
+ * the last call) come first.
+ *
+ * Stops when @n instructions are written (*@count), when @ev is full and
+ * another event is pending (the status has pts_event_pending: call again,
+ * or drain it with ptd_flow_batch_event()), at the end of the trace
+ * (pts_eos: after its last event) and at errors (as ptd_flow_next_insns();
+ * an error of an event is returned with the events before it written).
+ * Returns the status flags of the last instruction or event, or a negative
+ * error (-pte_invalid for NULL arguments, or @ev->n > 0 and NULL
+ * @ev->events or @ev->at).
+ *
+ * The whole decoding loop:
+ *
+ *     int status = ptd_flow_batch_sync_forward(dec);
+ *     while (status >= 0) {
+ *         status = ptd_flow_decode_insns(dec, ips, tscs, cap, &n, &ev);
+ *         use ips[0..n), tscs[0..n), ev.events[0..ev.count) at ev.at[]
+ *         if (status >= 0 && (status & pts_eos))
+ *             break;                                      (done)
+ *         if (status < 0 && status != -pte_eos)           (an error:
+ *             status = ptd_flow_batch_sync_forward(dec);   on at the next
+ *     }                                                    PSB)
+ *
+ * The results are the same as those of the loop of ptd_flow_next_insns()
+ * and ptd_flow_batch_event() (tests/flow_batch checks them). */
+extern pt_export int ptd_flow_decode_insns(struct ptd_flow_batch *dec,
+                                           uint64_t *ips, uint64_t *tscs,
+                                           size_t n, size_t *count,
+                                           struct ptd_flow_events *ev);
+/** ptd_flow_next_blocks() that reports events in the same call, as
+ * ptd_flow_decode_insns(): @ev's places count blocks. */
+extern pt_export int ptd_flow_decode_blocks(struct ptd_flow_batch *dec,
+                                            struct ptd_flow_block *blocks,
+                                            size_t n, size_t *count,
+                                            struct ptd_flow_events *ev);
 /** Report the pending event (at most @size bytes of it) as pt_insn_event():
  * status flags or a negative error. */
 extern pt_export int ptd_flow_batch_event(struct ptd_flow_batch *dec,
                                           struct pt_event *event, size_t size);
 
-/** The IP of the last error returned by ptd_flow_next_insns() or
- * ptd_flow_next_blocks(): the instruction that failed or that could not be
- * fetched (0 for -pte_no_enable and -pte_eos).  Returns 0, or -pte_invalid. */
+/** The IP of the last error returned by ptd_flow_next_insns(),
+ * ptd_flow_next_blocks() or ptd_flow_decode_*(): the instruction that failed
+ * or that could not be fetched (0 for -pte_no_enable and -pte_eos, and for
+ * an error of an event in ptd_flow_decode_*()).  Returns 0, or
+ * -pte_invalid. */
 extern pt_export int ptd_flow_batch_error_ip(const struct ptd_flow_batch *dec,
                                              uint64_t *ip);
 

@@ -38,6 +38,11 @@
 enum {
 	fb_max_run = 1024,
 	fb_no_run = 0xffffffffu,
+	/* The bit of a link to a run that does not end in a conditional
+	 * branch (ptd_flow_batch.links). */
+	fb_link_other = 0x80000000u,
+	/* What fb_drain_pair() returns when it does not apply (no status). */
+	fb_not_taken = 1 << 30,
 	/* The instruction loops write a run's IPs and times in steps of
 	 * fb_wide entries where the arrays have the room (fb_emit()),
 	 * so the pool keeps that many readable entries after every run. */
@@ -158,7 +163,13 @@ struct ptd_flow_batch {
 	 * plus 4 for the target side.  The links are apart from the runs so
 	 * that this chain of loads touches 8 bytes per run, not a run's line
 	 * (on mruby 32 KiB instead of 260 KiB); a run's own line is read
-	 * beside it, off the chain.  See fb_link(), fb_link_idx().  A call's
+	 * beside it, off the chain.  A link to a run that does not end in a
+	 * conditional branch has bit 31 set (fb_link_other), as fb_no_run
+	 * has: the chain of conditional branches stops on the sign of the
+	 * link it loaded, before the run's line arrives (where the run ends
+	 * otherwise, the branch would mispredict and wait for that line),
+	 * and the links it goes on with have the bit clear.  See fb_link(),
+	 * fb_link_to(), fb_link_idx().  A call's
 	 * run (direct or indirect) never follows its fall side: its [0] links
 	 * the run at its return address, for the return shadow below. */
 	uint32_t *links;
@@ -190,6 +201,10 @@ struct ptd_flow_batch {
 	 * of the trace, and its cache generation (fb_no_run: none): the next
 	 * call looks the run at its IP up among that run's successors. */
 	uint32_t last_idx, last_gen;
+	/* The status that the last synchronization, ptd_flow_next_*() or
+	 * event call returned (pts_event_pending: an event waits for
+	 * ptd_flow_batch_event(); ptd_flow_decode_*() drain it first). */
+	int last_status;
 };
 
 struct ptd_flow_batch *
@@ -274,7 +289,7 @@ int ptd_flow_batch_sync_forward(struct ptd_flow_batch *dec)
 	if (!dec)
 		return -pte_invalid;
 	dec->part_idx = fb_no_run;
-	return ptd_flow_sync(&dec->flow, 0, 0);
+	return dec->last_status = ptd_flow_sync(&dec->flow, 0, 0);
 }
 
 int ptd_flow_batch_sync_backward(struct ptd_flow_batch *dec)
@@ -282,7 +297,7 @@ int ptd_flow_batch_sync_backward(struct ptd_flow_batch *dec)
 	if (!dec)
 		return -pte_invalid;
 	dec->part_idx = fb_no_run;
-	return ptd_flow_sync(&dec->flow, 1, 0);
+	return dec->last_status = ptd_flow_sync(&dec->flow, 1, 0);
 }
 
 int ptd_flow_batch_sync_set(struct ptd_flow_batch *dec, uint64_t offset)
@@ -290,7 +305,7 @@ int ptd_flow_batch_sync_set(struct ptd_flow_batch *dec, uint64_t offset)
 	if (!dec)
 		return -pte_invalid;
 	dec->part_idx = fb_no_run;
-	return ptd_flow_sync(&dec->flow, 2, offset);
+	return dec->last_status = ptd_flow_sync(&dec->flow, 2, offset);
 }
 
 int ptd_flow_batch_get_offset(struct ptd_flow_batch *dec, uint64_t *offset)
@@ -313,7 +328,7 @@ int ptd_flow_batch_event(struct ptd_flow_batch *dec, struct pt_event *event,
 {
 	if (!dec || !event)
 		return -pte_invalid;
-	return ptd_flow_event(&dec->flow, event, size);
+	return dec->last_status = ptd_flow_event(&dec->flow, event, size);
 }
 
 int ptd_flow_batch_error_ip(const struct ptd_flow_batch *dec, uint64_t *ip)
@@ -578,16 +593,24 @@ static inline uint32_t fb_next(struct ptd_flow_batch *dec, uint32_t prev,
 	return idx;
 }
 
-/* The link to run @idx, and the index of the run that link @link names
+/* The link to run @idx without its fb_link_other bit, the link to it that
+ * the links array keeps, and the index of the run that link @link names
  * (see ptd_flow_batch.links). */
 static inline uint32_t fb_link(uint32_t idx)
 {
 	return idx * 2u * (uint32_t)sizeof(uint32_t);
 }
 
+static inline uint32_t fb_link_to(const struct ptd_flow_batch *dec,
+                                  uint32_t idx)
+{
+	return fb_link(idx) |
+	       (dec->runs[idx].fkind == fb_fk_cond ? 0 : fb_link_other);
+}
+
 static inline uint32_t fb_link_idx(uint32_t link)
 {
-	return link / (2u * (uint32_t)sizeof(uint32_t));
+	return (link & ~fb_link_other) / (2u * (uint32_t)sizeof(uint32_t));
 }
 
 /* The run at @ip in @mode that links entry @slot names, or, if it names
@@ -604,7 +627,7 @@ static inline uint32_t fb_linked(struct ptd_flow_batch *dec, uint32_t slot,
 	next = fb_next(dec, prev, ip, mode);
 	/* (fb_next() may have moved the runs, or flushed them.) */
 	if (next != fb_no_run && dec->gen == gen)
-		dec->links[slot] = fb_link(next);
+		dec->links[slot] = fb_link_to(dec, next);
 	return next;
 }
 
@@ -701,12 +724,66 @@ static inline uint64_t fb_now(struct ptd_flow *flow)
  * inline: flow_proceed()'s conditional branch, near return (a TNT outcome,
  * else the indirect branch query) and indirect jump and call, then
  * ptd_flow_exec()'s status. */
+static inline int fb_exec_term(struct ptd_flow *flow,
+                               const struct ptd_finsn *t);
+
+/* ptd_flow_exec() on the branch @t that ends a run while a synchronous
+ * disable (TIP.PGD with an IP) waits to bind (fb_runs_ok()'s case), for the
+ * branches of the commonest way out of the traced code: through a PLT stub
+ * (a direct call, then an indirect jump) or a return.  flow.c binds the
+ * event to every branch but a direct call or jump elsewhere than the
+ * disable IP (flow_at_disabled()) and expects tracing to resume at the
+ * return address after a call, else where it does not know (IP 0:
+ * insn_next_ip() fails); the direct call or jump it does not bind to is
+ * taken, and nothing else binds at its target (the disable binds to
+ * branches only).  Returns -pte_bad_query (nothing done) for the rest. */
+static inline int fb_exec_disabled(struct ptd_flow *flow,
+                                   const struct ptd_finsn *t)
+{
+	const uint64_t next = t->ip + t->size;
+	uint64_t target;
+
+	switch (t->iclass) {
+	case ptic_cond_jump:
+	case ptic_return:
+		flow->ip = 0;
+		return ptd_flow_status(flow, pts_event_pending);
+	case ptic_call:
+	case ptic_jump:
+		if (!t->is_direct) {
+			flow->ip = t->iclass == ptic_call ? next : 0;
+			return ptd_flow_status(flow, pts_event_pending);
+		}
+		target = next + (uint64_t)(int64_t)t->disp;
+		if (target == flow->event.variant.disabled.ip) {
+			flow->ip = target;
+			return ptd_flow_status(flow, pts_event_pending);
+		}
+		/* A call to the next instruction does not return. */
+		if (t->iclass == ptic_call && t->disp)
+			ptd_retstack_push(&flow->retstack, next);
+		flow->ip = target;
+		return ptd_flow_status(flow, 0);
+	default:
+		return -pte_bad_query;
+	}
+}
+
 static inline int fb_exec_term(struct ptd_flow *flow, const struct ptd_finsn *t)
 {
 	int status, taken;
 
-	if (!ptd_flow_quiet(flow) || flow->tick)
+	if (!ptd_flow_quiet(flow) || flow->tick) {
+		if (flow->process_event && !flow->process_insn &&
+		    flow->event.type == ptev_disabled &&
+		    !flow->event.ip_suppressed && !flow->block &&
+		    flow->enabled && !flow->tick) {
+			status = fb_exec_disabled(flow, t);
+			if (status != -pte_bad_query)
+				return status;
+		}
 		return ptd_flow_exec(flow, t);
+	}
 	switch (t->iclass) {
 	case ptic_cond_jump:
 		flow->ip = t->ip + t->size;
@@ -1125,10 +1202,12 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 			t = tlast;                                             \
 			nx_ = *(const uint32_t *)(links_ + cur_ +              \
 			                          4u * (uint32_t)tk_);         \
-			if (nx_ == fb_no_run || k_ == lim_)                    \
+			/* (No run there, or one that does not end in a        \
+			 * conditional branch: fb_link_other.) */              \
+			if ((int32_t)nx_ < 0 || k_ == lim_)                    \
 				break;                                         \
 			r = &runs_[fb_link_idx(nx_)];                          \
-			if (r->fkind != fb_fk_cond || !(ROOM))                 \
+			if (!(ROOM))                                           \
 				break;                                         \
 			cur_ = nx_;                                            \
 		}                                                              \
@@ -1439,7 +1518,7 @@ int ptd_flow_next_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 		}
 	}
 	*count = cnt;
-	return ptd_qsrc_result(&flow->qs, status);
+	return dec->last_status = ptd_qsrc_result(&flow->qs, status);
 }
 
 int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
@@ -1552,5 +1631,160 @@ int ptd_flow_next_blocks(struct ptd_flow_batch *dec,
 		fb_check(dec);
 	}
 	*count = cnt;
-	return ptd_qsrc_result(&flow->qs, status);
+	return dec->last_status = ptd_qsrc_result(&flow->qs, status);
+}
+
+/* --- Events in the same call ---------------------------------------------- */
+
+/* ptd_flow_batch_event() twice, for the commonest pair of events: tracing
+ * leaves the filter ranges (a synchronous disable, bound) and comes back
+ * (an enable, the next item of the query source).  What flow.c's
+ * flow_event() does for them, without its dispatch, and with the enable
+ * loaded straight into @ev's array: the disable is reported, the enable
+ * loaded (the one copy kept in the engine, too), its resumed flag set, the
+ * IP moved to it; then the engine looks for a next event as after every
+ * event.  Returns fb_not_taken if it does not apply (nothing done), else
+ * the status after the enable or a negative error (as flow_event()'s, with
+ * the same events reported). */
+static int fb_drain_pair(struct ptd_flow_batch *dec, struct ptd_flow_events *ev,
+                         size_t at)
+{
+	struct ptd_flow *flow = &dec->flow;
+	struct ptd_qsrc *qs = &flow->qs;
+	const struct ptd_qry_item *it;
+	const struct pt_event *next;
+	struct pt_event *en;
+	size_t k = ev->count;
+	int status;
+
+	if (!flow->process_event || flow->process_insn || !flow->enabled ||
+	    flow->block || flow->et_branch ||
+	    !(flow->status & pts_event_pending) ||
+	    flow->event.type != ptev_disabled || flow->event.status_update ||
+	    ev->n - k < 2 || !qs->batch || qs->pos >= qs->n)
+		return fb_not_taken;
+	it = &qs->items[qs->pos];
+	if (it->kind != ptd_qry_item_event)
+		return fb_not_taken;
+	next = &qs->events[it->value];
+	if (next->type != ptev_enabled || next->ip_suppressed ||
+	    next->status_update)
+		return fb_not_taken;
+
+	/* The disable. */
+	ptd_fmem_check(&flow->mem);
+	ev->events[k] = flow->event;
+	flow->enabled = 0;
+	flow->process_event = 0;
+	/* The enable, loaded (flow_event_pending()). */
+	en = &ev->events[k + 1];
+	status = ptd_qsrc_event(qs, en);
+	if (status < 0)
+		return status;
+	flow->status = status;
+	ev->at[k] = at;
+	ev->count = k + 1;
+	if (flow->ip == en->variant.enabled.ip)
+		en->variant.enabled.resumed = 1;
+	flow->ip = en->variant.enabled.ip;
+	flow->enabled = 1;
+	flow->event = *en;
+	ptd_fmem_check(&flow->mem);
+	ev->at[k + 1] = at;
+	/* (An error after the enable is that event's error: as
+	 * ptd_flow_batch_event(), the event is not reported then.) */
+	status = ptd_flow_check_ip_event(flow, NULL);
+	ev->count = status < 0 ? k + 1 : k + 2;
+	return status;
+}
+
+/* Report the pending events into @ev while it has room, each at place @at:
+ * the status after the last one (pts_event_pending still set if @ev is
+ * full), or a negative error. */
+static int fb_drain(struct ptd_flow_batch *dec, struct ptd_flow_events *ev,
+                    size_t at, int status)
+{
+	while (status >= 0 && (status & pts_event_pending) &&
+	       ev->count < ev->n) {
+		status = fb_drain_pair(dec, ev, at);
+		if (status != fb_not_taken) {
+			status = ptd_qsrc_result(&dec->flow.qs, status);
+			continue;
+		}
+		status = ptd_flow_batch_event(dec, &ev->events[ev->count],
+		                              sizeof(ev->events[0]));
+		if (status < 0)
+			break;
+		ev->at[ev->count++] = at;
+	}
+	/* An error of an event has no IP (ptd_flow_batch_error_ip()). */
+	if (status < 0)
+		dec->err_ip = 0;
+	return status;
+}
+
+static int fb_events_ok(const struct ptd_flow_events *ev)
+{
+	return ev && (!ev->n || (ev->events && ev->at));
+}
+
+int ptd_flow_decode_insns(struct ptd_flow_batch *dec, uint64_t *ips,
+                          uint64_t *tscs, size_t n, size_t *count,
+                          struct ptd_flow_events *ev)
+{
+	size_t cnt = 0;
+	int status;
+
+	if (!dec || !ips || !count || !fb_events_ok(ev))
+		return -pte_invalid;
+	*count = 0;
+	ev->count = 0;
+	/* (After an error, decoding goes on as ptd_flow_next_*() would.) */
+	status = dec->last_status < 0 ? 0 : dec->last_status;
+	for (;;) {
+		size_t k = 0;
+
+		status = fb_drain(dec, ev, cnt, status);
+		if (status < 0 || (status & (pts_event_pending | pts_eos)) ||
+		    cnt == n)
+			break;
+		status = ptd_flow_next_insns(
+		        dec, ips + cnt, tscs ? tscs + cnt : NULL, n - cnt, &k);
+		cnt += k;
+		/* (Without an event pending, it stopped at the end of the
+		 * arrays or of the trace.) */
+		if (status < 0 || !(status & pts_event_pending))
+			break;
+	}
+	*count = cnt;
+	return dec->last_status = status;
+}
+
+int ptd_flow_decode_blocks(struct ptd_flow_batch *dec,
+                           struct ptd_flow_block *blocks, size_t n,
+                           size_t *count, struct ptd_flow_events *ev)
+{
+	size_t cnt = 0;
+	int status;
+
+	if (!dec || !blocks || !count || !fb_events_ok(ev))
+		return -pte_invalid;
+	*count = 0;
+	ev->count = 0;
+	/* (After an error, decoding goes on as ptd_flow_next_*() would.) */
+	status = dec->last_status < 0 ? 0 : dec->last_status;
+	for (;;) {
+		size_t k = 0;
+
+		status = fb_drain(dec, ev, cnt, status);
+		if (status < 0 || (status & (pts_event_pending | pts_eos)) ||
+		    cnt == n)
+			break;
+		status = ptd_flow_next_blocks(dec, blocks + cnt, n - cnt, &k);
+		cnt += k;
+		if (status < 0 || !(status & pts_event_pending))
+			break;
+	}
+	*count = cnt;
+	return dec->last_status = status;
 }

@@ -25,6 +25,9 @@ struct recs {
 	struct pt_event *ev;
 	size_t nev, capev;
 	int oom;
+	/* The events of ptd_flow_decode_insns() came with places out of
+	 * order. */
+	int disorder;
 	/* Stop after @limit instructions (0: no limit); @capped: stopped. */
 	uint64_t limit, ninsn;
 	int capped;
@@ -105,8 +108,17 @@ static int run_insn(const struct pt_config *config, struct pt_image *image,
 				if (!ev)
 					break;
 				status = pt_insn_event(dec, ev, sizeof(*ev));
-				if (status < 0)
+				if (status < 0) {
+					/* An error of an event: its offset
+					 * (no IP). */
+					if (status != -pte_eos &&
+					    (r = rec_add(rs, R_ERROR))) {
+						r->code = status;
+						(void)pt_insn_get_offset(dec,
+						                         &r->a);
+					}
 					break;
+				}
 				r = rec_add(rs, R_EVENT);
 				if (!r)
 					break;
@@ -147,17 +159,51 @@ static int run_insn(const struct pt_config *config, struct pt_image *image,
 	return rs->oom ? -1 : 0;
 }
 
-/* The same loop over ptd_flow_next_insns(). */
+/* The room for events that the loops over ptd_flow_decode_*() give with
+ * arrays of @cap entries: little, so that calls also stop with events
+ * pending (and, with one, so that a pair does not fit). */
+static size_t ev_room(size_t cap)
+{
+	return cap == 7 ? 1 : cap == 1 ? 2 : 3;
+}
+
+/* Record the events of @ev at place @at (those not recorded yet, from
+ * *@done on) as pt_insn_next()'s loop would have. */
+static void rec_events(struct recs *rs, const struct ptd_flow_events *ev,
+                       size_t at, size_t *done)
+{
+	for (; *done < ev->count && ev->at[*done] == at; ++*done) {
+		struct pt_event *e = ev_add(rs);
+		struct rec *r;
+
+		if (!e)
+			return;
+		*e = ev->events[*done];
+		r = rec_add(rs, R_EVENT);
+		if (!r)
+			return;
+		r->a = rs->nev++;
+	}
+}
+
+/* The same loop over ptd_flow_next_insns() and ptd_flow_batch_event(), or
+ * (@inline_ev) over ptd_flow_decode_insns() with the events in the same
+ * call. */
 static int run_batch(const struct pt_config *config, struct pt_image *image,
-                     size_t cap, struct recs *rs)
+                     size_t cap, int inline_ev, struct recs *rs)
 {
 	struct ptd_flow_batch *dec = ptd_flow_batch_alloc(config, NULL);
 	uint64_t *ips = malloc(cap * sizeof(*ips));
 	uint64_t *tscs = malloc(cap * sizeof(*tscs));
+	const size_t nev = ev_room(cap);
+	struct pt_event *evs = malloc(nev * sizeof(*evs));
+	size_t *at = malloc(nev * sizeof(*at));
+	struct ptd_flow_events ev = {evs, at, nev, 0};
 	struct rec *r;
 	int status, err = -1;
 
-	if (!dec || !ips || !tscs || ptd_flow_batch_set_image(dec, image) < 0)
+	if (!dec || !ips || !tscs || !evs || !at ||
+	    ptd_flow_batch_set_image(dec, image) < 0)
 		goto out;
 	/* The replay log starts again from a copy of the query decoder at
 	 * every batch fetch, so that replays start from such copies, and
@@ -186,29 +232,64 @@ static int run_batch(const struct pt_config *config, struct pt_image *image,
 		for (;;) {
 			size_t n = 0, i;
 
-			while (status & pts_event_pending) {
-				struct pt_event *ev = ev_add(rs);
+			/* (ptd_flow_decode_insns() drains the events itself,
+			 * also those pending when it is called.) */
+			while (!inline_ev && (status & pts_event_pending)) {
+				struct pt_event *e = ev_add(rs);
 
-				if (!ev)
+				if (!e)
 					break;
-				status = ptd_flow_batch_event(dec, ev,
-				                              sizeof(*ev));
-				if (status < 0)
+				status = ptd_flow_batch_event(dec, e,
+				                              sizeof(*e));
+				if (status < 0) {
+					if (status != -pte_eos &&
+					    (r = rec_add(rs, R_ERROR))) {
+						r->code = status;
+						(void)ptd_flow_batch_get_offset(
+						        dec, &r->a);
+					}
 					break;
+				}
 				r = rec_add(rs, R_EVENT);
 				if (!r)
 					break;
 				r->a = rs->nev++;
 			}
-			if (status < 0 || (status & pts_eos))
+			if (status < 0 || ((status & pts_eos) &&
+			                   !(status & pts_event_pending)))
 				break;
-			status = ptd_flow_next_insns(dec, ips, tscs, cap, &n);
-			for (i = 0; i < n; ++i) {
-				r = rec_add(rs, R_INSN);
-				if (!r)
-					break;
-				r->a = ips[i];
-				r->b = tscs[i];
+			if (inline_ev) {
+				size_t done = 0;
+
+				status = ptd_flow_decode_insns(dec, ips, tscs,
+				                               cap, &n, &ev);
+				for (i = 0; i <= n; ++i) {
+					rec_events(rs, &ev, i, &done);
+					if (i == n)
+						break;
+					r = rec_add(rs, R_INSN);
+					if (!r)
+						break;
+					r->a = ips[i];
+					r->b = tscs[i];
+				}
+				if (done != ev.count) {
+					fprintf(stderr,
+					        "ptd_flow_decode_insns(): "
+					        "event places out of "
+					        "order\n");
+					rs->disorder = 1;
+				}
+			} else {
+				status = ptd_flow_next_insns(dec, ips, tscs,
+				                             cap, &n);
+				for (i = 0; i < n; ++i) {
+					r = rec_add(rs, R_INSN);
+					if (!r)
+						break;
+					r->a = ips[i];
+					r->b = tscs[i];
+				}
 			}
 			if (status < 0) {
 				if (status != -pte_eos &&
@@ -234,6 +315,8 @@ out:
 	ptd_flow_batch_free(dec);
 	free(ips);
 	free(tscs);
+	free(evs);
+	free(at);
 	return err;
 }
 
@@ -302,19 +385,56 @@ out:
 	return err;
 }
 
+/* Match the events of @ev at place @at (from *@done on) with @ref's next
+ * results from *@pos on (synchronizations and errors before them
+ * skipped); *@matched counts them.  Returns 0, or 1 with a message. */
+static int match_events(const char *name, const struct recs *ref,
+                        const struct ptd_flow_events *ev, size_t at,
+                        size_t *done, size_t *pos, uint64_t *matched)
+{
+	for (; *done < ev->count && ev->at[*done] == at; ++*done) {
+		const struct rec *r;
+
+		while (*pos < ref->n && ref->r[*pos].kind != R_EVENT &&
+		       ref->r[*pos].kind != R_INSN)
+			++*pos;
+		r = *pos < ref->n ? &ref->r[*pos] : NULL;
+		if (!r || r->kind != R_EVENT ||
+		    memcmp(&ref->ev[r->a], &ev->events[*done],
+		           sizeof(ev->events[0]))) {
+			fprintf(stderr,
+			        "%s: blocks with events: event %" PRIu64
+			        " does not match result %zu\n",
+			        name, *matched, *pos);
+			return 1;
+		}
+		++*pos;
+		++*matched;
+	}
+	return 0;
+}
+
 /* The blocks: every block's first and last IP must be the instructions at
- * its place in @ref's instruction sequence, and the counts must add up. */
+ * its place in @ref's instruction sequence, and the counts must add up.
+ * With @inline_ev, from ptd_flow_decode_blocks(): its events must be
+ * @ref's, each at its place. */
 static int run_blocks(const char *name, const struct pt_config *config,
-                      struct pt_image *image, size_t cap,
+                      struct pt_image *image, size_t cap, int inline_ev,
                       const struct recs *ref, uint64_t *nblocks)
 {
 	struct ptd_flow_batch *dec = ptd_flow_batch_alloc(config, NULL);
 	struct ptd_flow_block *blocks = malloc(cap * sizeof(*blocks));
-	size_t pos = 0; /* index into @ref */
+	const size_t nev = ev_room(cap);
+	struct pt_event *evs = malloc(nev * sizeof(*evs));
+	size_t *at = malloc(nev * sizeof(*at));
+	struct ptd_flow_events ev = {evs, at, nev, 0};
+	uint64_t matched = 0, nref = 0;
+	size_t pos = 0, j; /* index into @ref */
 	int status, err = -1;
 
 	*nblocks = 0;
-	if (!dec || !blocks || ptd_flow_batch_set_image(dec, image) < 0)
+	if (!dec || !blocks || !evs || !at ||
+	    ptd_flow_batch_set_image(dec, image) < 0)
 		goto out;
 	/* A copy at every batch fetch, as in run_batch(), with batches of
 	 * the default size, and a flush every 256 runs (every 2 with arrays
@@ -327,25 +447,43 @@ static int run_blocks(const char *name, const struct pt_config *config,
 		if (status < 0)
 			break;
 		for (;;) {
-			size_t n = 0, i;
+			size_t n = 0, i, done = 0;
 
-			while (status & pts_event_pending) {
-				struct pt_event ev;
+			while (!inline_ev && (status & pts_event_pending)) {
+				struct pt_event e;
 
-				status = ptd_flow_batch_event(dec, &ev,
-				                              sizeof(ev));
+				status = ptd_flow_batch_event(dec, &e,
+				                              sizeof(e));
 				if (status < 0)
 					break;
 			}
-			if (status < 0 || (status & pts_eos))
+			if (status < 0 || ((status & pts_eos) &&
+			                   !(status & pts_event_pending)))
 				break;
-			status = ptd_flow_next_blocks(dec, blocks, cap, &n);
-			for (i = 0; i < n && !err; ++i) {
+			if (inline_ev)
+				status = ptd_flow_decode_blocks(dec, blocks,
+				                                cap, &n, &ev);
+			else
+				status = ptd_flow_next_blocks(dec, blocks, cap,
+				                              &n);
+			for (i = 0; i <= n && !err; ++i) {
 				const struct ptd_flow_block *b = &blocks[i];
 				size_t last;
 
+				if (inline_ev &&
+				    match_events(name, ref, &ev, i, &done, &pos,
+				                 &matched)) {
+					err = 1;
+					break;
+				}
+				if (i == n)
+					break;
+				/* (With the events in the call, an event
+				 * skipped here is one it did not report.) */
 				while (pos < ref->n &&
-				       ref->r[pos].kind != R_INSN)
+				       ref->r[pos].kind != R_INSN &&
+				       (!inline_ev ||
+				        ref->r[pos].kind != R_EVENT))
 					pos++;
 				last = pos + b->ninsn - 1;
 				if (!b->ninsn || last >= ref->n ||
@@ -395,6 +533,15 @@ static int run_blocks(const char *name, const struct pt_config *config,
 		    (status >= 0 && (status & pts_eos)))
 			break;
 	}
+	for (j = 0; j < ref->n; ++j)
+		nref += ref->r[j].kind == R_EVENT;
+	if (!err && inline_ev && matched != nref) {
+		fprintf(stderr,
+		        "%s: blocks with events: %" PRIu64 " of %" PRIu64
+		        " events\n",
+		        name, matched, nref);
+		err = 1;
+	}
 	if (!err) {
 		while (pos < ref->n && ref->r[pos].kind != R_INSN)
 			pos++;
@@ -409,6 +556,8 @@ static int run_blocks(const char *name, const struct pt_config *config,
 out:
 	ptd_flow_batch_free(dec);
 	free(blocks);
+	free(evs);
+	free(at);
 	return err;
 }
 
@@ -430,58 +579,86 @@ static const char *kind_name(int kind)
 	}
 }
 
-int fb_check(const char *name, const struct pt_config *config,
-             struct pt_image *image, size_t cap, uint64_t limit,
-             struct fb_check_result *result)
+/* Compare the results of a batch loop (@what) with the reference's.
+ * Returns 0 if they agree, 1 with a message if not. */
+static int compare(const char *name, const char *what, const struct recs *ref,
+                   const struct recs *got)
 {
-	struct recs ref, got;
 	size_t i, n;
-	int bad = 0;
 
-	memset(&ref, 0, sizeof(ref));
-	memset(&got, 0, sizeof(got));
-	memset(result, 0, sizeof(*result));
-	ref.limit = limit;
-	got.limit = limit;
-	if (run_insn(config, image, &ref) < 0 ||
-	    run_batch(config, image, cap, &got) < 0) {
-		free(ref.r);
-		free(got.r);
-		free(ref.ev);
-		free(got.ev);
-		return -1;
-	}
+	if (got->disorder)
+		return 1;
 	/* Where the reference stopped at the limit, the batch may have gone
 	 * a little further. */
-	n = ref.n > got.n || ref.capped ? ref.n : got.n;
+	n = ref->n > got->n || ref->capped ? ref->n : got->n;
 	for (i = 0; i < n; ++i) {
-		const struct rec *a = i < ref.n ? &ref.r[i] : NULL;
-		const struct rec *b = i < got.n ? &got.r[i] : NULL;
+		const struct rec *a = i < ref->n ? &ref->r[i] : NULL;
+		const struct rec *b = i < got->n ? &got->r[i] : NULL;
 
 		if (a && b && a->kind == b->kind && a->code == b->code &&
 		    a->a == b->a && a->b == b->b &&
 		    (a->kind != R_EVENT ||
-		     !memcmp(&ref.ev[a->a], &got.ev[b->a], sizeof(ref.ev[0]))))
+		     !memcmp(&ref->ev[a->a], &got->ev[b->a],
+		             sizeof(ref->ev[0]))))
 			continue;
 		fprintf(stderr,
 		        "%s: result %zu differs: pt_insn_next %s %d 0x%" PRIx64
-		        " 0x%" PRIx64 ", batch %s %d 0x%" PRIx64 " 0x%" PRIx64
+		        " 0x%" PRIx64 ", %s %s %d 0x%" PRIx64 " 0x%" PRIx64
 		        "\n",
 		        name, i, kind_name(a ? a->kind : 0), a ? a->code : 0,
-		        a ? a->a : 0, a ? a->b : 0, kind_name(b ? b->kind : 0),
-		        b ? b->code : 0, b ? b->a : 0, b ? b->b : 0);
-		bad = 1;
-		break;
+		        a ? a->a : 0, a ? a->b : 0, what,
+		        kind_name(b ? b->kind : 0), b ? b->code : 0,
+		        b ? b->a : 0, b ? b->b : 0);
+		return 1;
 	}
+	return 0;
+}
+
+static void recs_free(struct recs *rs)
+{
+	free(rs->r);
+	free(rs->ev);
+}
+
+int fb_check(const char *name, const struct pt_config *config,
+             struct pt_image *image, size_t cap, uint64_t limit,
+             struct fb_check_result *result)
+{
+	struct recs ref, got, gev;
+	size_t i;
+	int bad = 0;
+
+	memset(&ref, 0, sizeof(ref));
+	memset(&got, 0, sizeof(got));
+	memset(&gev, 0, sizeof(gev));
+	memset(result, 0, sizeof(*result));
+	ref.limit = limit;
+	got.limit = limit;
+	gev.limit = limit;
+	if (run_insn(config, image, &ref) < 0 ||
+	    run_batch(config, image, cap, 0, &got) < 0 ||
+	    run_batch(config, image, cap, 1, &gev) < 0) {
+		recs_free(&ref);
+		recs_free(&got);
+		recs_free(&gev);
+		return -1;
+	}
+	bad = compare(name, "batch", &ref, &got);
+	if (!bad)
+		bad = compare(name, "batch with events", &ref, &gev);
 	for (i = 0; i < ref.n; ++i) {
 		result->insns += ref.r[i].kind == R_INSN;
 		result->events += ref.r[i].kind == R_EVENT;
 		result->errors += ref.r[i].kind == R_ERROR;
 	}
 	if (!bad && !ref.capped) {
-		int err = run_blocks(name, config, image, cap, &ref,
+		uint64_t nblocks = 0;
+		int err = run_blocks(name, config, image, cap, 0, &ref,
 		                     &result->blocks);
 
+		if (!err)
+			err = run_blocks(name, config, image, cap, 1, &ref,
+			                 &nblocks);
 		if (!err)
 			err = run_ips(name, config, image, cap, &ref);
 		if (err < 0)
@@ -489,9 +666,8 @@ int fb_check(const char *name, const struct pt_config *config,
 		else if (err)
 			bad = 1;
 	}
-	free(ref.r);
-	free(got.r);
-	free(ref.ev);
-	free(got.ev);
+	recs_free(&ref);
+	recs_free(&got);
+	recs_free(&gev);
 	return bad;
 }

@@ -300,6 +300,38 @@ static int api(void)
 	bad |= ptd_flow_next_blocks(dec, &block, 0, &count) != 0 || count;
 	/* Not synchronized: tracing is not enabled. */
 	bad |= ptd_flow_next_insns(dec, &ip, NULL, 1, &count) >= 0 || count;
+	{
+		struct pt_event evs[2];
+		size_t at[2];
+		struct ptd_flow_events sink = {evs, at, 2, 7};
+		struct ptd_flow_events nosink = {NULL, NULL, 0, 7};
+		struct ptd_flow_events half = {evs, NULL, 2, 0};
+
+		bad |= ptd_flow_decode_insns(NULL, &ip, NULL, 1, &count,
+		                             &sink) != -pte_invalid;
+		bad |= ptd_flow_decode_insns(dec, NULL, NULL, 1, &count,
+		                             &sink) != -pte_invalid;
+		bad |= ptd_flow_decode_insns(dec, &ip, NULL, 1, NULL, &sink) !=
+		       -pte_invalid;
+		bad |= ptd_flow_decode_insns(dec, &ip, NULL, 1, &count, NULL) !=
+		       -pte_invalid;
+		bad |= ptd_flow_decode_insns(dec, &ip, NULL, 1, &count,
+		                             &half) != -pte_invalid;
+		bad |= ptd_flow_decode_blocks(dec, NULL, 1, &count, &sink) !=
+		       -pte_invalid;
+		bad |= ptd_flow_decode_blocks(dec, &block, 1, &count, &half) !=
+		       -pte_invalid;
+		/* No room: nothing done, counts 0. */
+		count = 5;
+		bad |= ptd_flow_decode_blocks(dec, &block, 0, &count, &sink) !=
+		               0 ||
+		       count || sink.count;
+		/* Not synchronized: an error, as ptd_flow_next_insns(). */
+		sink.count = 7;
+		bad |= ptd_flow_decode_insns(dec, &ip, NULL, 1, &count,
+		                             &nosink) >= 0 ||
+		       count || nosink.count;
+	}
 	bad |= ptd_flow_batch_event(dec, NULL, sizeof(ev)) != -pte_invalid;
 	bad |= ptd_flow_batch_get_offset(dec, NULL) != -pte_invalid;
 	bad |= ptd_flow_batch_get_sync_offset(NULL, &off) != -pte_invalid;

@@ -29,7 +29,8 @@
 #           confirmation.
 #   flow    <program> is ptxed_ref; the "expect ptxed" block is compared with
 #           the flow of ptdecode's instruction-flow decoder (ptxed_ref
-#           --ptdecode, the ptxed arguments).
+#           --ptdecode, the ptxed arguments), and the batch flow decoder
+#           must give that flow (ptxed_ref --batch).
 #
 # Tests with x86 code (an "org" line) need nasm; without it they are
 # skipped (exit status 77).
@@ -166,8 +167,16 @@ ptxed)
 	;;
 flow)
 	run "the flow of ptdecode's instruction-flow decoder" "$out-flow" \
-		"$prog" --ptdecode "$@"
-	exit $?
+		"$prog" --ptdecode "$@" || exit $?
+	# The batch flow decoder must give the same flow.
+	"$prog" --batch "$@" > "$out-flow-batch.out" 2>&1
+	status=$?
+	if [ "$status" -ne 0 ] && [ "$status" -ne 77 ]; then
+		echo "FAIL: the batch flow decoder differs from pt_insn_next():"
+		cat "$out-flow-batch.out"
+		exit 1
+	fi
+	exit 0
 	;;
 query)
 	run "what ptdecode's query decoder returned" "$out-query" \

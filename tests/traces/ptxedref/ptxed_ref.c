@@ -6,9 +6,13 @@
  * libipt 2.0.5's (loaded with dlopen, libipt.so.2 or $PTD_LIBIPT): the trace
  * tests use it to confirm that the "expect ptxed" blocks of the .pta files
  * are libipt's answers; with --ptdecode it is ptdecode's, which the trace
- * tests check against the same blocks (docs/ptasm.md).
+ * tests check against the same blocks (docs/ptasm.md).  With --batch it
+ * prints nothing of the flow: it checks that ptdecode's batch flow decoder
+ * (ptd_flow_batch.h, with its events apart and in the same call, and its
+ * blocks) gives ptdecode's pt_insn_next() flow on the trace
+ * (tests/flow_batch/fb_check.h), and says "batch: ok" or what differs.
  *
- *   ptxed_ref --libipt|--ptdecode --raw <file>:<base> [--cpu <cpu>]
+ *   ptxed_ref --libipt|--ptdecode|--batch --raw <file>:<base> [--cpu <cpu>]
  *             [--no-inst] [--event:ip] [--event:time] [--event:tick]
  *             [--filter:addr<n>_cfg|_a|_b <value>] [--insn-decoder]
  *             [--block-decoder] --pt <file>[:<from>[-<to>]]
@@ -18,6 +22,7 @@
  * with --libipt, say --no-libipt). */
 #define _POSIX_C_SOURCE 200809L
 
+#include "fb_check.h"
 #include "ref_lib.h"
 
 #include "ptdecode/ptdecode.h"
@@ -334,6 +339,8 @@ int main(int argc, char **argv)
 			which = 1;
 		} else if (!strcmp(argv[i], "--ptdecode")) {
 			which = 2;
+		} else if (!strcmp(argv[i], "--batch")) {
+			which = 3;
 		} else if (!strcmp(argv[i], "--no-libipt")) {
 			no_libipt = 1;
 		} else if (!strncmp(argv[i], "--filter:addr", 13) && next) {
@@ -379,7 +386,8 @@ int main(int argc, char **argv)
 	}
 	if (!raw || !pt || !which) {
 		fprintf(stderr,
-		        "usage: %s --libipt|--ptdecode --raw <file>:<base> "
+		        "usage: %s --libipt|--ptdecode|--batch --raw "
+		        "<file>:<base> "
 		        "[--cpu <cpu>] [--no-inst] --pt "
 		        "<file>[:<from>[-<to>]]\n",
 		        argv[0]);
@@ -387,7 +395,8 @@ int main(int argc, char **argv)
 	}
 	/* ptxed's default is the block decoder, whose tick events have other
 	 * IPs than the instruction-flow decoder's, which this prints. */
-	if (config.flags.variant.insn.enable_tick_events && !insn_decoder) {
+	if (config.flags.variant.insn.enable_tick_events && !insn_decoder &&
+	    which != 3) {
 		printf("ptxed_ref: ticks of the block decoder are not "
 		       "supported (give --insn-decoder); the expectation is "
 		       "not checked here.\n");
@@ -398,7 +407,7 @@ int main(int argc, char **argv)
 		       "on purpose; not checked against it.\n");
 		return XREF_SKIP;
 	}
-	if (which == 2)
+	if (which >= 2)
 		ref_lib_ptdecode(&lib);
 	else if (ref_lib_load_libipt(&lib) < 0)
 		return XREF_SKIP;
@@ -456,6 +465,34 @@ int main(int argc, char **argv)
 			return XREF_ERROR;
 		}
 		free(name);
+	}
+
+	if (which == 3) {
+		/* The array sizes of tests/flow_batch: whole runs, one
+		 * entry, and 7 (runs cut by a full array). */
+		static const size_t caps[] = {4096, 1, 7};
+		struct fb_check_result res;
+
+		for (size_t k = 0; k < sizeof(caps) / sizeof(caps[0]); ++k) {
+			char name[64];
+			int r;
+
+			snprintf(name, sizeof(name), "batch (arrays of %zu)",
+			         caps[k]);
+			r = fb_check(name, &config, image, caps[k], 0, &res);
+			if (r) {
+				printf("batch: %s differs from pt_insn_next() "
+				       "(%d)\n",
+				       name, r);
+				status = XREF_ERROR;
+			}
+		}
+		if (status == XREF_OK)
+			printf("batch: ok\n");
+		lib.image_free(image);
+		free(trace);
+		ref_lib_close(&lib);
+		return status;
 	}
 
 	decoder = lib.insn_alloc(&config);
