@@ -41,7 +41,13 @@
 static const char *const flow_dec_names[D_COUNT] = {
         "batch insn+time", "libipt insn+time", "batch block", "libipt block"};
 
-enum { insn_cap = 4096, block_cap = 1024 };
+/* The consumer's arrays: 1024 instructions (16 KiB of IPs and times) and
+ * 1024 blocks (32 KiB).  The IPs and times of a call stay in the L1 data
+ * cache until the consumer reads them; with 4096 instructions (64 KiB)
+ * they do not, and the instruction flow measured 70 against 86 MB/s on
+ * mruby (docs/flow-batch.md, stop 16), as the packet benchmark's batch
+ * size did (docs/benchmarks.md). */
+enum { insn_cap = 1024, block_cap = 1024 };
 
 /* The consumer of ptd_flow_next_insns()' arrays: an XOR over every IP plus
  * its time.  The default x86-64 build vectorizes it with SSE2 (two entries
