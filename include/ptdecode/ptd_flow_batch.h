@@ -197,9 +197,10 @@ struct ptd_flow_events {
  * or drain it with ptd_flow_batch_event()), at the end of the trace
  * (pts_eos: after its last event) and at errors (as ptd_flow_next_insns();
  * an error of an event is returned with the events before it written).
- * Returns the status flags of the last instruction or event, or a negative
- * error (-pte_invalid for NULL arguments, or @ev->n > 0 and NULL
- * @ev->events or @ev->at).
+ * With @n 0 it only reports the pending events.  Returns the status flags
+ * of the last instruction or event (the last call's if there was neither),
+ * or a negative error: -pte_invalid (nothing written) for NULL arguments,
+ * @ev->n 0 or NULL @ev->events or @ev->at.
  *
  * The whole decoding loop:
  *

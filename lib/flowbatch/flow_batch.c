@@ -1725,7 +1725,7 @@ static int fb_drain(struct ptd_flow_batch *dec, struct ptd_flow_events *ev,
 
 static int fb_events_ok(const struct ptd_flow_events *ev)
 {
-	return ev && (!ev->n || (ev->events && ev->at));
+	return ev && ev->n && ev->events && ev->at;
 }
 
 int ptd_flow_decode_insns(struct ptd_flow_batch *dec, uint64_t *ips,

@@ -66,6 +66,9 @@ struct flow_state {
 	/* flow_gen_at(): the load address (0: random) and the most blocks. */
 	uint64_t base;
 	uint32_t max_blocks;
+	/* flow_gen_leaving(): per 1000 branches that can leave, how many do
+	 * (0: none). */
+	uint32_t leave_rate;
 };
 
 static uint64_t flow_rand(struct flow_state *s)
@@ -507,6 +510,34 @@ static int flow_walk(struct flow_state *s, size_t steps)
 		if (via_packet)
 			mark = s->gen->ninsns;
 
+		/* Tracing leaves through the branch: its target lies outside
+		 * the traced code (a library call through the PLT, say), so
+		 * a TIP.PGD with that target ends its trace, and a TIP.PGE
+		 * brings tracing back: after an indirect call at its return
+		 * address (the callee returned untraced), else anywhere. */
+		if (s->leave_rate && blk->ninsn &&
+		    (blk->term == ft_jcc || blk->term == ft_calli ||
+		     blk->term == ft_ret || blk->term == ft_jmpi) &&
+		    flow_below(s, 1000) < s->leave_rate) {
+			const struct flow_block *last =
+			        &s->blocks[s->nblocks - 1];
+
+			flow_ip_packet(s, ppt_tip_pgd, last->addr + 0x100000,
+			               0);
+			if (blk->term == ft_ret && s->depth)
+				s->depth -= 1;
+			if (blk->term == ft_calli && b + 1 < s->nblocks)
+				b += 1;
+			else
+				b = flow_below(s, s->nblocks);
+			if (flow_below(s, 2))
+				flow_mode_exec(s);
+			flow_ip_packet(s, ppt_tip_pge, s->blocks[b].addr, 0);
+			s->generation += 1;
+			s->held = 0;
+			continue;
+		}
+
 		switch (blk->term) {
 		case ft_fall:
 			b += 1;
@@ -582,13 +613,30 @@ static int flow_walk(struct flow_state *s, size_t steps)
 	return s->failed ? -1 : 0;
 }
 
+static int flow_generate(struct flow_gen *gen, uint64_t seed, size_t steps,
+                         uint64_t base, uint32_t max_blocks,
+                         uint32_t leave_rate);
+
 int flow_gen(struct flow_gen *gen, uint64_t seed, size_t steps)
 {
-	return flow_gen_at(gen, seed, steps, 0, 127);
+	return flow_generate(gen, seed, steps, 0, 127, 0);
+}
+
+int flow_gen_leaving(struct flow_gen *gen, uint64_t seed, size_t steps,
+                     uint32_t rate)
+{
+	return flow_generate(gen, seed, steps, 0, 127, rate);
 }
 
 int flow_gen_at(struct flow_gen *gen, uint64_t seed, size_t steps,
                 uint64_t base, uint32_t max_blocks)
+{
+	return flow_generate(gen, seed, steps, base, max_blocks, 0);
+}
+
+static int flow_generate(struct flow_gen *gen, uint64_t seed, size_t steps,
+                         uint64_t base, uint32_t max_blocks,
+                         uint32_t leave_rate)
 {
 	struct flow_state s;
 	struct pt_config config;
@@ -599,6 +647,7 @@ int flow_gen_at(struct flow_gen *gen, uint64_t seed, size_t steps,
 	s.gen = gen;
 	s.base = base;
 	s.max_blocks = max_blocks < 8 ? 8 : max_blocks;
+	s.leave_rate = leave_rate;
 	s.rng = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
 	if (!s.rng)
 		s.rng = 1;

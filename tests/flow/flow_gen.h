@@ -51,6 +51,16 @@ int flow_gen(struct flow_gen *gen, uint64_t seed, size_t steps);
 int flow_gen_at(struct flow_gen *gen, uint64_t seed, size_t steps,
                 uint64_t base, uint32_t max_blocks);
 
+/* flow_gen() whose walk also leaves the traced code through branches: at
+ * @rate per 1000 of its conditional branches, indirect jumps and calls and
+ * returns, a TIP.PGD with a target outside the code binds to the branch,
+ * and a TIP.PGE brings tracing back (after an indirect call at its return
+ * address, as after an untraced library call; else at a random block).
+ * The instructions recorded are those of flow_gen()'s walk up to each
+ * such branch. */
+int flow_gen_leaving(struct flow_gen *gen, uint64_t seed, size_t steps,
+                     uint32_t rate);
+
 /* Free what @gen holds. */
 void flow_gen_fini(struct flow_gen *gen);
 

@@ -160,11 +160,21 @@ static int run_insn(const struct pt_config *config, struct pt_image *image,
 }
 
 /* The room for events that the loops over ptd_flow_decode_*() give with
- * arrays of @cap entries: little, so that calls also stop with events
- * pending (and, with one, so that a pair does not fit). */
+ * arrays of @cap entries: mostly little, so that calls also stop with
+ * events pending (with one, a pair does not fit), and plenty with the
+ * usual 4096. */
 static size_t ev_room(size_t cap)
 {
-	return cap == 7 ? 1 : cap == 1 ? 2 : 3;
+	switch (cap) {
+	case 7:
+		return 1;
+	case 1:
+		return 2;
+	case 4096:
+		return 64;
+	default:
+		return 3;
+	}
 }
 
 /* Record the events of @ev at place @at (those not recorded yet, from
@@ -279,6 +289,30 @@ static int run_batch(const struct pt_config *config, struct pt_image *image,
 					        "event places out of "
 					        "order\n");
 					rs->disorder = 1;
+				}
+				/* With arrays of 1, an event left pending is
+				 * drained by hand (the next call must know). */
+				if (cap == 1 && status >= 0 &&
+				    (status & pts_event_pending)) {
+					struct pt_event *e = ev_add(rs);
+
+					if (!e)
+						break;
+					status = ptd_flow_batch_event(
+					        dec, e, sizeof(*e));
+					if (status < 0) {
+						/* As the loop above. */
+						if (status != -pte_eos &&
+						    (r = rec_add(rs,
+						                 R_ERROR))) {
+							r->code = status;
+							(void)ptd_flow_batch_get_offset(
+							        dec, &r->a);
+						}
+						break;
+					}
+					if ((r = rec_add(rs, R_EVENT)))
+						r->a = rs->nev++;
 				}
 			} else {
 				status = ptd_flow_next_insns(dec, ips, tscs,

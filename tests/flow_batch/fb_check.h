@@ -23,7 +23,8 @@ struct fb_check_result {
  * ptd_flow_next_insns() with arrays of @cap entries, with and without
  * times, ptd_flow_decode_insns() with the events in the same call,
  * ptd_flow_next_blocks() and ptd_flow_decode_blocks() with @cap blocks; the
- * decode calls with room for 1 to 3 events) and compare.  With @limit (0:
+ * decode calls with room for 1 to 64 events by @cap, and with @cap 1 the
+ * events they leave pending drained by hand) and compare.  With @limit (0:
  * none), the instruction loops stop after about @limit instructions (a
  * corrupted trace can loop forever over direct branches) and the blocks are
  * not checked then.

@@ -8,15 +8,17 @@
  *	test_flow_batch corrupt <first-seed> <count> <steps>
  *
  * api: the argument checks.  long: straight code longer than a run, cut by
- *arrays of many sizes.  corpus: libxdc's foo, mruby and Unzip traces with
- *their page dumps as the image (exit 77 when absent); gen: code + trace pairs
- *of tests/flow's generator; corrupt: the same with one to three bytes of each
- *trace overwritten (decode errors, resynchronization, offsets; at most 20 times
- * the walk's instructions, as a corrupted trace can loop).  Each input is
- *decoded with array sizes 4096, 1 and 7 (so that runs are cut by a full array,
- *too; with quick, 4096 only) and must give the same instructions, times,
- *events, errors and synchronization points as pt_insn_next(), and blocks that
- *are those instructions (fb_check.h). */
+ * arrays of many sizes.  corpus: libxdc's foo, mruby and Unzip traces with
+ * their page dumps as the image (exit 77 when absent).  gen: code + trace
+ * pairs of tests/flow's generator (odd seeds with walks that also leave the
+ * traced code through branches, every fourth seed with tick events).
+ * corrupt: the same with one to three bytes of each trace overwritten
+ * (decode errors, resynchronization, offsets; at most 20 times the walk's
+ * instructions, as a corrupted trace can loop).  Each input is decoded with
+ * array sizes 4096, 1 and 7 (so that runs are cut by a full array, too; with
+ * quick, 4096 only) and must give the same instructions, times, events,
+ * errors and synchronization points as pt_insn_next(), and blocks that are
+ * those instructions (fb_check.h). */
 #include "elf_text.h"
 #include "fb_check.h"
 #include "flow_gen.h"
@@ -132,7 +134,12 @@ static int gen(uint64_t first, uint64_t count, size_t steps, int bad_trace)
 		struct pt_image *image;
 		char name[64];
 
-		if (flow_gen(&g, seed, steps) < 0) {
+		/* Odd seeds: a walk that also leaves the traced code
+		 * through branches (TIP.PGD with an IP, bound to the
+		 * branch, then TIP.PGE), as calls into libraries outside
+		 * an IP filter do. */
+		if ((seed & 1 ? flow_gen_leaving(&g, seed, steps, 40)
+		              : flow_gen(&g, seed, steps)) < 0) {
 			fprintf(stderr, "seed %" PRIu64 ": out of memory\n",
 			        seed);
 			return 1;
@@ -154,6 +161,9 @@ static int gen(uint64_t first, uint64_t count, size_t steps, int bad_trace)
 		config.nom_freq = g.nom_freq;
 		config.cpuid_0x15_eax = g.cpuid_0x15_eax;
 		config.cpuid_0x15_ebx = g.cpuid_0x15_ebx;
+		/* Every fourth seed with tick events (the engine's own path;
+		 * the events compare their times with the last event's). */
+		config.flags.variant.insn.enable_tick_events = (seed & 3) == 3;
 		snprintf(name, sizeof(name), "seed %" PRIu64, seed);
 		/* A corrupted trace may loop: at most 20 times the
 		 * instructions of the walk. */
@@ -321,16 +331,20 @@ static int api(void)
 		       -pte_invalid;
 		bad |= ptd_flow_decode_blocks(dec, &block, 1, &count, &half) !=
 		       -pte_invalid;
-		/* No room: nothing done, counts 0. */
+		/* No room for events. */
+		bad |= ptd_flow_decode_insns(dec, &ip, NULL, 1, &count,
+		                             &nosink) != -pte_invalid;
+		/* No room for blocks and no event pending: nothing done,
+		 * counts 0. */
 		count = 5;
-		bad |= ptd_flow_decode_blocks(dec, &block, 0, &count, &sink) !=
+		bad |= ptd_flow_decode_blocks(dec, &block, 0, &count, &sink) <
 		               0 ||
 		       count || sink.count;
 		/* Not synchronized: an error, as ptd_flow_next_insns(). */
 		sink.count = 7;
 		bad |= ptd_flow_decode_insns(dec, &ip, NULL, 1, &count,
-		                             &nosink) >= 0 ||
-		       count || nosink.count;
+		                             &sink) >= 0 ||
+		       count || sink.count;
 	}
 	bad |= ptd_flow_batch_event(dec, NULL, sizeof(ev)) != -pte_invalid;
 	bad |= ptd_flow_batch_get_offset(dec, NULL) != -pte_invalid;
