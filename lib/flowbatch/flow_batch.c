@@ -1728,15 +1728,21 @@ static int fb_events_ok(const struct ptd_flow_events *ev)
 	return ev && ev->n && ev->events && ev->at;
 }
 
-int ptd_flow_decode_insns(struct ptd_flow_batch *dec, uint64_t *ips,
-                          uint64_t *tscs, size_t n, size_t *count,
-                          struct ptd_flow_events *ev)
+/* The caller's arrays of ptd_flow_decode_insns() (@blocks NULL) or
+ * ptd_flow_decode_blocks(). */
+struct fb_out {
+	uint64_t *ips, *tscs;
+	struct ptd_flow_block *blocks;
+};
+
+/* ptd_flow_decode_*(): ptd_flow_next_*() into @out from entry *@count on,
+ * with the events drained into @ev between the calls. */
+static int fb_decode(struct ptd_flow_batch *dec, const struct fb_out *out,
+                     size_t n, size_t *count, struct ptd_flow_events *ev)
 {
 	size_t cnt = 0;
 	int status;
 
-	if (!dec || !ips || !count || !fb_events_ok(ev))
-		return -pte_invalid;
 	*count = 0;
 	ev->count = 0;
 	/* (After an error, decoding goes on as ptd_flow_next_*() would.) */
@@ -1748,8 +1754,14 @@ int ptd_flow_decode_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 		if (status < 0 || (status & (pts_event_pending | pts_eos)) ||
 		    cnt == n)
 			break;
-		status = ptd_flow_next_insns(
-		        dec, ips + cnt, tscs ? tscs + cnt : NULL, n - cnt, &k);
+		if (out->blocks)
+			status = ptd_flow_next_blocks(dec, out->blocks + cnt,
+			                              n - cnt, &k);
+		else
+			status = ptd_flow_next_insns(dec, out->ips + cnt,
+			                             out->tscs ? out->tscs + cnt
+			                                       : NULL,
+			                             n - cnt, &k);
 		cnt += k;
 		/* (Without an event pending, it stopped at the end of the
 		 * arrays or of the trace.) */
@@ -1760,31 +1772,24 @@ int ptd_flow_decode_insns(struct ptd_flow_batch *dec, uint64_t *ips,
 	return dec->last_status = status;
 }
 
+int ptd_flow_decode_insns(struct ptd_flow_batch *dec, uint64_t *ips,
+                          uint64_t *tscs, size_t n, size_t *count,
+                          struct ptd_flow_events *ev)
+{
+	const struct fb_out out = {ips, tscs, NULL};
+
+	if (!dec || !ips || !count || !fb_events_ok(ev))
+		return -pte_invalid;
+	return fb_decode(dec, &out, n, count, ev);
+}
+
 int ptd_flow_decode_blocks(struct ptd_flow_batch *dec,
                            struct ptd_flow_block *blocks, size_t n,
                            size_t *count, struct ptd_flow_events *ev)
 {
-	size_t cnt = 0;
-	int status;
+	const struct fb_out out = {NULL, NULL, blocks};
 
 	if (!dec || !blocks || !count || !fb_events_ok(ev))
 		return -pte_invalid;
-	*count = 0;
-	ev->count = 0;
-	/* (After an error, decoding goes on as ptd_flow_next_*() would.) */
-	status = dec->last_status < 0 ? 0 : dec->last_status;
-	for (;;) {
-		size_t k = 0;
-
-		status = fb_drain(dec, ev, cnt, status);
-		if (status < 0 || (status & (pts_event_pending | pts_eos)) ||
-		    cnt == n)
-			break;
-		status = ptd_flow_next_blocks(dec, blocks + cnt, n - cnt, &k);
-		cnt += k;
-		if (status < 0 || !(status & pts_event_pending))
-			break;
-	}
-	*count = cnt;
-	return dec->last_status = status;
+	return fb_decode(dec, &out, n, count, ev);
 }

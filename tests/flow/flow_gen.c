@@ -440,6 +440,17 @@ static int flow_push(struct flow_state *s, uint32_t ret_block)
 }
 
 /* Walk the program and write the trace. */
+/* Tracing comes back at block @b (a TIP.PGE, sometimes after a MODE.Exec):
+ * no return is compressible across it. */
+static void flow_enable_at(struct flow_state *s, uint32_t b)
+{
+	if (flow_below(s, 2))
+		flow_mode_exec(s);
+	flow_ip_packet(s, ppt_tip_pge, s->blocks[b].addr, 0);
+	s->generation += 1;
+	s->held = 0;
+}
+
 static int flow_walk(struct flow_state *s, size_t steps)
 {
 	uint32_t b = 0;
@@ -477,11 +488,7 @@ static int flow_walk(struct flow_state *s, size_t steps)
 			flow_ip_packet(s, ppt_fup, ip, 0);
 			flow_ip_suppressed(s, ppt_tip_pgd);
 			b = flow_below(s, s->nblocks);
-			if (flow_below(s, 2))
-				flow_mode_exec(s);
-			flow_ip_packet(s, ppt_tip_pge, s->blocks[b].addr, 0);
-			s->generation += 1;
-			s->held = 0;
+			flow_enable_at(s, b);
 			mark = s->gen->ninsns;
 			continue;
 		} else if (r < 21) {
@@ -530,11 +537,7 @@ static int flow_walk(struct flow_state *s, size_t steps)
 				b += 1;
 			else
 				b = flow_below(s, s->nblocks);
-			if (flow_below(s, 2))
-				flow_mode_exec(s);
-			flow_ip_packet(s, ppt_tip_pge, s->blocks[b].addr, 0);
-			s->generation += 1;
-			s->held = 0;
+			flow_enable_at(s, b);
 			continue;
 		}
 
@@ -593,11 +596,7 @@ static int flow_walk(struct flow_state *s, size_t steps)
 		case ft_syscall:
 			b += 1;
 			flow_ip_suppressed(s, ppt_tip_pgd);
-			if (flow_below(s, 2))
-				flow_mode_exec(s);
-			flow_ip_packet(s, ppt_tip_pge, s->blocks[b].addr, 0);
-			s->generation += 1;
-			s->held = 0;
+			flow_enable_at(s, b);
 			break;
 		}
 	}
