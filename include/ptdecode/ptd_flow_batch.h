@@ -210,9 +210,12 @@ struct ptd_flow_events {
  *         use ips[0..n), tscs[0..n), ev.events[0..ev.count) at ev.at[]
  *         if (status >= 0 && (status & pts_eos))
  *             break;                                      (done)
- *         if (status < 0 && status != -pte_eos)           (an error:
- *             status = ptd_flow_batch_sync_forward(dec);   on at the next
- *     }                                                    PSB)
+ *         if (status < 0 && status != -pte_eos) {
+ *             report it (ptd_flow_batch_get_offset(),
+ *                        ptd_flow_batch_error_ip()), then go on
+ *             status = ptd_flow_batch_sync_forward(dec);   at the next PSB
+ *         }
+ *     }                                   (-pte_eos from either: done)
  *
  * The results are the same as those of the loop of ptd_flow_next_insns()
  * and ptd_flow_batch_event() (tests/flow_batch checks them). */
