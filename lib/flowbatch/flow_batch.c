@@ -719,14 +719,6 @@ static inline uint64_t fb_now(struct ptd_flow *flow)
 	return tsc;
 }
 
-/* Take the branch at the end of a run: ptd_flow_exec() on it.  While the
- * engine is quiet and makes no tick events, the frequent branches are
- * inline: flow_proceed()'s conditional branch, near return (a TNT outcome,
- * else the indirect branch query) and indirect jump and call, then
- * ptd_flow_exec()'s status. */
-static inline int fb_exec_term(struct ptd_flow *flow,
-                               const struct ptd_finsn *t);
-
 /* ptd_flow_exec() on the branch @t that ends a run while a synchronous
  * disable (TIP.PGD with an IP) waits to bind (fb_runs_ok()'s case), for the
  * branches of the commonest way out of the traced code: through a PLT stub
@@ -769,6 +761,12 @@ static inline int fb_exec_disabled(struct ptd_flow *flow,
 	}
 }
 
+/* Take the branch at the end of a run: ptd_flow_exec() on it.  While the
+ * engine is quiet and makes no tick events, the frequent branches are
+ * inline: flow_proceed()'s conditional branch, near return (a TNT outcome,
+ * else the indirect branch query) and indirect jump and call, then
+ * ptd_flow_exec()'s status; while a disable waits to bind, the branches of
+ * fb_exec_disabled(). */
 static inline int fb_exec_term(struct ptd_flow *flow, const struct ptd_finsn *t)
 {
 	int status, taken;
@@ -1735,8 +1733,8 @@ struct fb_out {
 	struct ptd_flow_block *blocks;
 };
 
-/* ptd_flow_decode_*(): ptd_flow_next_*() into @out from entry *@count on,
- * with the events drained into @ev between the calls. */
+/* ptd_flow_decode_*(): ptd_flow_next_*() into @out, with the events drained
+ * into @ev before, between and after the calls. */
 static int fb_decode(struct ptd_flow_batch *dec, const struct fb_out *out,
                      size_t n, size_t *count, struct ptd_flow_events *ev)
 {
