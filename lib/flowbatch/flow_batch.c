@@ -1146,6 +1146,22 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 		const fb_vec tv = {t, t, t, t};
 
 		j = 0;
+		if (tscs) {
+			/* IPs and times in one loop: one exit branch. */
+			do {
+				fb_vec a, b;
+
+				memcpy(&a, src + j, sizeof(a));
+				memcpy(&b, src + j + 4, sizeof(b));
+				memcpy(ips + j, &a, sizeof(a));
+				memcpy(ips + j + 4, &b, sizeof(b));
+				memcpy(tscs + j, &tv, sizeof(tv));
+				memcpy(tscs + j + 4, &tv, sizeof(tv));
+				j += fb_wide;
+			} while (j < k);
+			tscs[k - 1] = tlast;
+			return;
+		}
 		do {
 			fb_vec a, b;
 
@@ -1155,15 +1171,6 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 			memcpy(ips + j + 4, &b, sizeof(b));
 			j += fb_wide;
 		} while (j < k);
-		if (tscs) {
-			j = 0;
-			do {
-				memcpy(tscs + j, &tv, sizeof(tv));
-				memcpy(tscs + j + 4, &tv, sizeof(tv));
-				j += fb_wide;
-			} while (j < k);
-			tscs[k - 1] = tlast;
-		}
 		return;
 	}
 	fb_put_insns(ips, tscs, src, k, t);
