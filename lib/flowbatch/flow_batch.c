@@ -719,8 +719,18 @@ static inline uint64_t fb_now(struct ptd_flow *flow)
 	return tsc;
 }
 
+/* Whether the instruction-flow engine (not the block decoder's, no tick
+ * events) holds a synchronous disable (TIP.PGD) and looks for the branch it
+ * binds to, with no instruction held for its events. */
+static inline int fb_disable_waits(const struct ptd_flow *flow)
+{
+	return flow->process_event && !flow->process_insn &&
+	       flow->event.type == ptev_disabled && !flow->block &&
+	       flow->enabled && !flow->tick;
+}
+
 /* ptd_flow_exec() on the branch @t that ends a run while a synchronous
- * disable (TIP.PGD with an IP) waits to bind (fb_runs_ok()'s case), for the
+ * disable (TIP.PGD with an IP) waits to bind (fb_disable_waits()), for the
  * branches of the commonest way out of the traced code: through a PLT stub
  * (a direct call, then an indirect jump) or a return.  flow.c binds the
  * event to every branch but a direct call or jump elsewhere than the
@@ -772,10 +782,7 @@ static inline int fb_exec_term(struct ptd_flow *flow, const struct ptd_finsn *t)
 	int status, taken;
 
 	if (!ptd_flow_quiet(flow) || flow->tick) {
-		if (flow->process_event && !flow->process_insn &&
-		    flow->event.type == ptev_disabled &&
-		    !flow->event.ip_suppressed && !flow->block &&
-		    flow->enabled && !flow->tick) {
+		if (fb_disable_waits(flow) && !flow->event.ip_suppressed) {
 			status = fb_exec_disabled(flow, t);
 			if (status != -pte_bad_query)
 				return status;
@@ -850,11 +857,7 @@ static inline int fb_fast(const struct ptd_flow *flow)
  * instruction at a time. */
 static inline int fb_runs_ok(const struct ptd_flow *flow)
 {
-	if (fb_fast(flow))
-		return 1;
-	return flow->process_event && !flow->process_insn &&
-	       flow->event.type == ptev_disabled && !flow->block &&
-	       flow->enabled && !flow->tick;
+	return fb_fast(flow) || fb_disable_waits(flow);
 }
 
 /* --- Chains of runs --------------------------------------------------------
@@ -1145,23 +1148,10 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 	if (__builtin_expect(room >= (size_t)k + fb_wide - 1, 1)) {
 		const fb_vec tv = {t, t, t, t};
 
+		/* IPs and times in one loop: one exit branch per run, not
+		 * two (runs of up to 8 and of 9 to 16 instructions alternate,
+		 * so the exits mispredict). */
 		j = 0;
-		if (tscs) {
-			/* IPs and times in one loop: one exit branch. */
-			do {
-				fb_vec a, b;
-
-				memcpy(&a, src + j, sizeof(a));
-				memcpy(&b, src + j + 4, sizeof(b));
-				memcpy(ips + j, &a, sizeof(a));
-				memcpy(ips + j + 4, &b, sizeof(b));
-				memcpy(tscs + j, &tv, sizeof(tv));
-				memcpy(tscs + j + 4, &tv, sizeof(tv));
-				j += fb_wide;
-			} while (j < k);
-			tscs[k - 1] = tlast;
-			return;
-		}
 		do {
 			fb_vec a, b;
 
@@ -1169,8 +1159,14 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 			memcpy(&b, src + j + 4, sizeof(b));
 			memcpy(ips + j, &a, sizeof(a));
 			memcpy(ips + j + 4, &b, sizeof(b));
+			if (tscs) {
+				memcpy(tscs + j, &tv, sizeof(tv));
+				memcpy(tscs + j + 4, &tv, sizeof(tv));
+			}
 			j += fb_wide;
 		} while (j < k);
+		if (tscs)
+			tscs[k - 1] = tlast;
 		return;
 	}
 	fb_put_insns(ips, tscs, src, k, t);
@@ -1694,7 +1690,8 @@ static int fb_drain_pair(struct ptd_flow_batch *dec, struct ptd_flow_events *ev,
 	flow->ip = en->variant.enabled.ip;
 	flow->enabled = 1;
 	flow->event = *en;
-	ptd_fmem_check(&flow->mem);
+	/* (No ptd_fmem_check() again, as flow_event() does per event:
+	 * nothing between the two events can change the image.) */
 	ev->at[k + 1] = at;
 	/* (An error after the enable is that event's error: as
 	 * ptd_flow_batch_event(), the event is not reported then.) */
