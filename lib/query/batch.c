@@ -355,14 +355,27 @@ static const uint8_t *ptd_qry_lean_run(struct pt_query_decoder *decoder,
 			PTD_QRY_OPAQUE(next);
 		}
 
-		while (next < limit && !*next)
-			next = ptd_qry_skip_pad(next);
+		/* The next packet's entry.  PADs have entry 0, as every
+		 * packet that the lean run does not take: they are looked
+		 * for only then, which costs the packets with no PAD after
+		 * them nothing. */
 		if (next >= limit)
 			break;
 		nbyte = next[0];
 		nentry = lean[nbyte];
-		if (!nentry)
-			break;
+		if (__builtin_expect(!nentry, 0)) {
+			if (nbyte)
+				break;
+			do
+				next = ptd_qry_skip_pad(next);
+			while (next < limit && !*next);
+			if (next >= limit)
+				break;
+			nbyte = next[0];
+			nentry = lean[nbyte];
+			if (!nentry)
+				break;
+		}
 
 		/* Take the packet at @pos. */
 		if (kind == ptd_qry_lean_tnt8) {
