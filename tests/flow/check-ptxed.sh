@@ -98,9 +98,43 @@ expect_status 1 --elf "$dir/trace.pt" $pt
 expect_status 1 --page-dump "$dir/code.bin" $pt
 expect_status 1 --mtc-freq 256 $raw $pt
 expect_status 1 --filter:addr0_cfg 16 $raw $pt
+expect_status 0 --time-libipt $raw $pt
+expect_status 1 $raw $pt --time-libipt
 expect_status 0 --cpu 6/85 --mtc-freq 3 --nom-freq 12 --cpuid-0x15.eax 2 \
 	--cpuid-0x15.ebx 100 --filter:addr0_cfg 1 --filter:addr0_a 0 \
 	--filter:addr0_b 0xffffffffffff $raw $pt
+
+# Input with nothing to decode: an empty file is refused (status 1, the
+# file named); a file without a PSB decodes to nothing (status 0, as
+# libipt's ptxed) with a warning that says so.
+expect_stderr() { # <status> <regex> <args>...
+	want=$1 re=$2
+	shift 2
+	$ptxed "$@" >"$dir/out" 2>"$dir/err"
+	got=$?
+	if [ "$got" -ne "$want" ] || ! grep -Eq -- "$re" "$dir/err"; then
+		echo "FAIL: ptxed $*: status $got (expected $want), error output:"
+		cat "$dir/err"
+		fail=1
+	fi
+}
+: >"$dir/empty.pt"
+head -c 300 "$dir/code.bin" >"$dir/no-psb.pt"
+expect_stderr 1 "empty\.pt is empty" $raw --pt "$dir/empty.pt"
+expect_stderr 0 "warning: no PSB packet in the trace" $raw --pt "$dir/no-psb.pt"
+expect_stderr 0 "warning: no PSB packet in the trace" --block-decoder $raw \
+	--pt "$dir/no-psb.pt"
+if [ -s "$dir/out" ]; then
+	echo "FAIL: ptxed printed something for a trace without a PSB:"
+	head -5 "$dir/out"
+	fail=1
+fi
+# A trace with PSBs has no such warning.
+$ptxed $raw $pt >/dev/null 2>"$dir/err"
+if grep -q "no PSB" "$dir/err"; then
+	echo "FAIL: ptxed warned about a missing PSB on a trace with PSBs"
+	fail=1
+fi
 
 [ $fail -eq 0 ] && echo "ptxed seed $seed: $n instructions, all checks passed"
 exit $fail

@@ -35,10 +35,12 @@ static void ptxed_diagnose(const struct ptxed_decoder *decoder, uint64_t ip,
 }
 
 /* Synchronize (or resynchronize after an error).  Returns the status of
- * the synchronization, or -pte_eos when decoding is over. */
+ * the synchronization, or -pte_eos when decoding is over.  Sets *@found
+ * once a synchronization succeeded or failed with an error (reported):
+ * the trace has a PSB then. */
 static int ptxed_sync(struct ptxed_decoder *decoder,
                       const struct ptxed_options *options, int after_error,
-                      uint64_t *last_sync)
+                      uint64_t *last_sync, int *found)
 {
 	for (;;) {
 		uint64_t offset;
@@ -64,6 +66,8 @@ static int ptxed_sync(struct ptxed_decoder *decoder,
 		status = decoder->type == ptxed_insn_decoder
 		                 ? pt_insn_sync_forward(decoder->variant.insn)
 		                 : pt_blk_sync_forward(decoder->variant.block);
+		if (status != -pte_eos)
+			*found = 1;
 		if (status >= 0 || status == -pte_eos)
 			return status;
 
@@ -136,21 +140,21 @@ static void ptxed_check_insn(struct ptd_ild_ctx *ild,
 		       (unsigned)info.iclass);
 }
 
-static void ptxed_decode_insn(struct ptxed_decoder *decoder,
-                              const struct ptxed_options *options,
-                              struct ptxed_stats *stats,
-                              struct ptd_ild_ctx *ild)
+static int ptxed_decode_insn(struct ptxed_decoder *decoder,
+                             const struct ptxed_options *options,
+                             struct ptxed_stats *stats, struct ptd_ild_ctx *ild)
 {
 	struct pt_insn_decoder *dec = decoder->variant.insn;
 	uint64_t offset = 0, sync = 0, time = 0;
-	int after_error = 0;
+	int after_error = 0, found = 0;
 
 	for (;;) {
 		struct pt_insn insn;
 		int status;
 
 		insn.ip = 0;
-		status = ptxed_sync(decoder, options, after_error, &sync);
+		status = ptxed_sync(decoder, options, after_error, &sync,
+		                    &found);
 		if (status == -pte_eos)
 			break;
 
@@ -198,6 +202,7 @@ static void ptxed_decode_insn(struct ptxed_decoder *decoder,
 		ptxed_diagnose(decoder, insn.ip, "error", status);
 		after_error = 1;
 	}
+	return found;
 }
 
 /* Read the instruction at @ip of @block into @raw.  Returns its available
@@ -305,15 +310,15 @@ static void ptxed_print_block(struct ptxed_decoder *decoder,
 		ptxed_diagnose(decoder, ip, "reconstruct error", -pte_nosync);
 }
 
-static void ptxed_decode_block(struct ptxed_decoder *decoder,
-                               const struct ptxed_options *options,
-                               struct ptxed_stats *stats,
-                               struct ptd_ild_ctx *ild)
+static int ptxed_decode_block(struct ptxed_decoder *decoder,
+                              const struct ptxed_options *options,
+                              struct ptxed_stats *stats,
+                              struct ptd_ild_ctx *ild)
 {
 	struct pt_block_decoder *dec = decoder->variant.block;
 	uint64_t offset = 0, sync = 0, time = 0;
 	const int walk = !options->quiet || options->check;
-	int after_error = 0;
+	int after_error = 0, found = 0;
 
 	for (;;) {
 		struct pt_block block;
@@ -321,7 +326,8 @@ static void ptxed_decode_block(struct ptxed_decoder *decoder,
 
 		block.ip = 0;
 		block.ninsn = 0;
-		status = ptxed_sync(decoder, options, after_error, &sync);
+		status = ptxed_sync(decoder, options, after_error, &sync,
+		                    &found);
 		if (status == -pte_eos)
 			break;
 
@@ -371,14 +377,14 @@ static void ptxed_decode_block(struct ptxed_decoder *decoder,
 		        "error", status);
 		after_error = 1;
 	}
+	return found;
 }
 
-void ptxed_decode(struct ptxed_decoder *decoder,
-                  const struct ptxed_options *options,
-                  struct ptxed_stats *stats, struct ptd_ild_ctx *ild)
+int ptxed_decode(struct ptxed_decoder *decoder,
+                 const struct ptxed_options *options, struct ptxed_stats *stats,
+                 struct ptd_ild_ctx *ild)
 {
 	if (decoder->type == ptxed_insn_decoder)
-		ptxed_decode_insn(decoder, options, stats, ild);
-	else
-		ptxed_decode_block(decoder, options, stats, ild);
+		return ptxed_decode_insn(decoder, options, stats, ild);
+	return ptxed_decode_block(decoder, options, stats, ild);
 }

@@ -15,9 +15,10 @@
 
 struct ptd_ild_ctx;
 
-/* Decode the whole trace with @decoder's decoder. */
-void ptxed_decode(struct ptxed_decoder *decoder,
-                  const struct ptxed_options *options,
-                  struct ptxed_stats *stats, struct ptd_ild_ctx *ild);
+/* Decode the whole trace with @decoder's decoder.  Returns 0 if it has no
+ * PSB (no synchronization succeeded or failed with an error), else 1. */
+int ptxed_decode(struct ptxed_decoder *decoder,
+                 const struct ptxed_options *options, struct ptxed_stats *stats,
+                 struct ptd_ild_ctx *ild);
 
 #endif /* PTXED_DECODE_H */

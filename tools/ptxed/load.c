@@ -107,6 +107,10 @@ int ptxed_load_pt(struct pt_config *config, char *arg, const char *prog)
 	}
 	if (ptxed_file_size(arg, &fsize, prog) < 0)
 		return -1;
+	if (!fsize) {
+		fprintf(stderr, "%s: %s is empty.\n", prog, arg);
+		return -1;
+	}
 	if (fsize <= offset) {
 		fprintf(stderr, "%s: bad offset 0x%" PRIx64 " into %s.\n", prog,
 		        offset, arg);

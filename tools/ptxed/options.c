@@ -86,10 +86,14 @@ static void ptxed_help(const char *prog)
 	        "(IA32_RTIT_CTL[17:14]) to <n>.",
 	        "  --nom-freq <n>                       set the nominal "
 	        "frequency (MSR_PLATFORM_INFO[15:8]) to <n>.",
-	        "  --cpuid-0x15.eax                     set the value of "
+	        "  --cpuid-0x15.eax <n>                 set the value of "
 	        "cpuid[0x15].eax.",
-	        "  --cpuid-0x15.ebx                     set the value of "
+	        "  --cpuid-0x15.ebx <n>                 set the value of "
 	        "cpuid[0x15].ebx.",
+	        "  --time-libipt                        estimate time as "
+	        "libipt 2.0.5 does (ptdecode",
+	        "                                       extension; default: "
+	        "ptdecode's estimator).",
 	        "  --insn-decoder                       use the instruction "
 	        "flow decoder.",
 	        "  --insn:keep-tcal-on-ovf              preserve timing "
@@ -161,6 +165,7 @@ static int ptxed_alloc_decoder(struct ptxed_run *run, char *arg,
                                const char *prog)
 {
 	struct ptxed_decoder *decoder = &run->decoder;
+	struct ptd_time_config tconfig;
 	struct pt_config config;
 	int err;
 
@@ -174,9 +179,13 @@ static int ptxed_alloc_decoder(struct ptxed_run *run, char *arg,
 		return -1;
 
 	config = run->config;
+	ptd_time_config_init(&tconfig);
+	if (run->options.time_libipt)
+		tconfig.mode = ptd_time_mode_libipt;
 	if (decoder->type == ptxed_insn_decoder) {
 		config.flags = decoder->insn_flags;
-		decoder->variant.insn = pt_insn_alloc_decoder(&config);
+		decoder->variant.insn =
+		        ptd_insn_alloc_decoder(&config, &tconfig);
 		if (!decoder->variant.insn) {
 			fprintf(stderr, "%s: failed to create decoder.\n",
 			        prog);
@@ -185,7 +194,8 @@ static int ptxed_alloc_decoder(struct ptxed_run *run, char *arg,
 		err = pt_insn_set_image(decoder->variant.insn, decoder->image);
 	} else {
 		config.flags = decoder->block_flags;
-		decoder->variant.block = pt_blk_alloc_decoder(&config);
+		decoder->variant.block =
+		        ptd_blk_alloc_decoder(&config, &tconfig);
 		if (!decoder->variant.block) {
 			fprintf(stderr, "%s: failed to create decoder.\n",
 			        prog);
@@ -383,6 +393,17 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 			return ptxed_parse_error;
 		if (res > 0)
 			continue;
+		if (!strcmp(arg, "--time-libipt")) {
+			if (ptxed_have_decoder(decoder)) {
+				fprintf(stderr,
+				        "%s: please specify %s before the pt "
+				        "source file.\n",
+				        prog, arg);
+				return ptxed_parse_error;
+			}
+			run->options.time_libipt = 1;
+			continue;
+		}
 		if (!strcmp(arg, "--insn-decoder") ||
 		    !strcmp(arg, "--block-decoder")) {
 			if (ptxed_have_decoder(decoder)) {

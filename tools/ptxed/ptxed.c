@@ -53,7 +53,11 @@ int main(int argc, char *argv[])
 		ptxed_run_fini(&run);
 		return 1;
 	}
-	ptxed_decode(&run.decoder, &run.options, &run.stats, ild);
+	if (!ptxed_decode(&run.decoder, &run.options, &run.stats, ild))
+		fprintf(stderr,
+		        "%s: warning: no PSB packet in the trace, nothing to "
+		        "decode.\n",
+		        prog);
 	if (run.options.print_stats)
 		ptxed_print_stats(&run.stats);
 	if (fflush(stdout) != 0) {

@@ -50,6 +50,8 @@ struct ptxed_options {
 	uint32_t print_event_ip : 1;
 	/* --resync-on-error: continue with pt_*_resync() after an error. */
 	uint32_t resync_on_error : 1;
+	/* --time-libipt: libipt's time estimator (ptd_time_mode_libipt). */
+	uint32_t time_libipt : 1;
 };
 
 /* Which statistics to print. */

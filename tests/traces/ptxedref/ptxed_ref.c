@@ -326,7 +326,7 @@ int main(int argc, char **argv)
 	uint8_t *trace;
 	size_t size;
 	int has_to = 0, status = XREF_OK, which = 0, no_libipt = 0;
-	int insn_decoder = 0;
+	int insn_decoder = 0, libipt_time = 0;
 	struct xref_print print = {0, 0};
 
 	pt_config_init(&config);
@@ -343,6 +343,11 @@ int main(int argc, char **argv)
 			which = 3;
 		} else if (!strcmp(argv[i], "--no-libipt")) {
 			no_libipt = 1;
+		} else if (!strcmp(argv[i], "--time-libipt") && which) {
+			/* ptxed's libipt time estimate: libipt's own, or
+			 * ptdecode's ptd_time_mode_libipt (--batch compares
+			 * two ptdecode decoders and needs neither). */
+			libipt_time = 1;
 		} else if (!strncmp(argv[i], "--filter:addr", 13) && next) {
 			if (xref_filter(&config, argv[i] + 13, next) < 0) {
 				fprintf(stderr, "ptxed_ref: bad %s %s.\n",
@@ -366,6 +371,28 @@ int main(int argc, char **argv)
 			++i;
 		} else if (!strcmp(argv[i], "--pt") && next) {
 			pt = next;
+			++i;
+		} else if ((!strcmp(argv[i], "--mtc-freq") ||
+		            !strcmp(argv[i], "--nom-freq") ||
+		            !strcmp(argv[i], "--cpuid-0x15.eax") ||
+		            !strcmp(argv[i], "--cpuid-0x15.ebx")) &&
+		           next) {
+			/* The timing configuration, as ptxed's. */
+			unsigned long long v = strtoull(next, &end, 0);
+
+			if (*end || !*next) {
+				fprintf(stderr, "ptxed_ref: bad %s %s.\n",
+				        argv[i], next);
+				return XREF_USAGE;
+			}
+			if (!strcmp(argv[i], "--mtc-freq"))
+				config.mtc_freq = (uint8_t)v;
+			else if (!strcmp(argv[i], "--nom-freq"))
+				config.nom_freq = (uint8_t)v;
+			else if (argv[i][14] == 'a')
+				config.cpuid_0x15_eax = (uint32_t)v;
+			else
+				config.cpuid_0x15_ebx = (uint32_t)v;
 			++i;
 		} else if (!strcmp(argv[i], "--cpu") && next) {
 			if (ptd_cpu_parse(&config.cpu, next) < 0) {
@@ -408,7 +435,7 @@ int main(int argc, char **argv)
 		return XREF_SKIP;
 	}
 	if (which >= 2)
-		ref_lib_ptdecode(&lib);
+		ref_lib_ptdecode(&lib, libipt_time);
 	else if (ref_lib_load_libipt(&lib) < 0)
 		return XREF_SKIP;
 

@@ -5,6 +5,8 @@
 
 #include "ref_lib.h"
 
+#include "ptdecode/ptdecode.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +91,16 @@ static void *ours_insn_alloc(const struct pt_config *config)
 	return pt_insn_alloc_decoder(config);
 }
 
+/* The same with libipt's time estimate (ptxed --time-libipt). */
+static void *ours_insn_alloc_libipt_time(const struct pt_config *config)
+{
+	struct ptd_time_config tconfig;
+
+	ptd_time_config_init(&tconfig);
+	tconfig.mode = ptd_time_mode_libipt;
+	return ptd_insn_alloc_decoder(config, &tconfig);
+}
+
 static void ours_insn_free(void *decoder)
 {
 	pt_insn_free_decoder(decoder);
@@ -144,13 +156,14 @@ static const char *ours_errstr(int code)
 	return pt_errstr((enum pt_error_code)code);
 }
 
-void ref_lib_ptdecode(struct ref_lib *lib)
+void ref_lib_ptdecode(struct ref_lib *lib, int libipt_time)
 {
 	memset(lib, 0, sizeof(*lib));
 	lib->image_alloc = ours_image_alloc;
 	lib->image_free = ours_image_free;
 	lib->image_add_file = ours_image_add_file;
-	lib->insn_alloc = ours_insn_alloc;
+	lib->insn_alloc =
+	        libipt_time ? ours_insn_alloc_libipt_time : ours_insn_alloc;
 	lib->insn_free = ours_insn_free;
 	lib->insn_set_image = ours_insn_set_image;
 	lib->insn_sync_forward = ours_insn_sync_forward;

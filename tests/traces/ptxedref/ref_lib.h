@@ -53,8 +53,9 @@ struct ref_lib {
  * stderr. */
 int ref_lib_load_libipt(struct ref_lib *lib);
 
-/* Fill @lib with ptdecode's functions. */
-void ref_lib_ptdecode(struct ref_lib *lib);
+/* Fill @lib with ptdecode's functions; with @libipt_time, its decoders
+ * estimate time as libipt does (ptd_time_mode_libipt). */
+void ref_lib_ptdecode(struct ref_lib *lib, int libipt_time);
 
 /* Unload what ref_lib_load_libipt() loaded (nothing for ptdecode). */
 void ref_lib_close(struct ref_lib *lib);
