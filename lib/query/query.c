@@ -94,10 +94,12 @@ unsigned ptd_qry_packet_flags(const struct pt_packet *packet)
 	}
 }
 
-/* The packet type a packet cut off by the end of the buffer would have, from
- * its opcode, or ppt_invalid if that is not clear. */
-static enum pt_packet_type ptd_qry_truncated_type(const uint8_t *pos,
-                                                  const uint8_t *end)
+/* The type of the packet at @pos by its opcode alone (as libipt's decoder
+ * functions are chosen), for a packet that does not decode (cut off by the
+ * end of the buffer, or with a bad payload: a reserved IP compression or
+ * mode leaf), or ppt_invalid if the opcode does not tell. */
+static enum pt_packet_type ptd_qry_opcode_type(const uint8_t *pos,
+                                               const uint8_t *end)
 {
 	uint8_t opc = pos[0];
 
@@ -157,12 +159,12 @@ int ptd_qry_fetch(struct pt_query_decoder *decoder)
 
 		if (!size)
 			size = -pte_bad_packet;
-		/* A packet that the end of the buffer cuts off is still
-		 * recognised by its opcode; the error comes when it is
-		 * processed, as in libipt. */
-		type = (size == -pte_eos)
-		               ? ptd_qry_truncated_type(decoder->pos, end)
-		               : ppt_invalid;
+		/* A packet that the end of the buffer cuts off, or whose
+		 * payload is bad, is still recognised by its opcode: the
+		 * read-ahead stops before it as before a good one of its
+		 * type, and the error comes when it is processed, as in
+		 * libipt (an event before it is reported first). */
+		type = ptd_qry_opcode_type(decoder->pos, end);
 		if (type == ppt_invalid) {
 			decoder->next_err = size;
 			return size;
@@ -552,8 +554,22 @@ static int ptd_qry_read_psb_header(struct pt_query_decoder *decoder)
 			return err;
 		if (decoder->next_flags & ptd_qf_psbend)
 			return 0;
-		if (decoder->next_err)
-			return decoder->next_err;
+		if (decoder->next_err) {
+			/* A packet that does not belong in a PSB+ is out
+			 * of context whatever its payload (libipt looks at
+			 * the opcode first). */
+			switch (decoder->next.type) {
+			case ppt_fup:
+			case ppt_mode:
+			case ppt_pip:
+			case ppt_vmcs:
+			case ppt_cbr:
+			case ppt_mnt:
+				return decoder->next_err;
+			default:
+				return -pte_bad_context;
+			}
+		}
 
 		switch (decoder->next.type) {
 		case ppt_fup:
