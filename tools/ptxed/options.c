@@ -393,19 +393,10 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 			return ptxed_parse_error;
 		if (res > 0)
 			continue;
-		if (!strcmp(arg, "--time-libipt")) {
-			if (ptxed_have_decoder(decoder)) {
-				fprintf(stderr,
-				        "%s: please specify %s before the pt "
-				        "source file.\n",
-				        prog, arg);
-				return ptxed_parse_error;
-			}
-			run->options.time_libipt = 1;
-			continue;
-		}
 		if (!strcmp(arg, "--insn-decoder") ||
-		    !strcmp(arg, "--block-decoder")) {
+		    !strcmp(arg, "--block-decoder") ||
+		    !strcmp(arg, "--time-libipt")) {
+			/* They choose how the decoder is made. */
 			if (ptxed_have_decoder(decoder)) {
 				fprintf(stderr,
 				        "%s: please specify %s before the pt "
@@ -413,8 +404,12 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 				        prog, arg);
 				return ptxed_parse_error;
 			}
-			decoder->type = arg[2] == 'i' ? ptxed_insn_decoder
-			                              : ptxed_block_decoder;
+			if (arg[2] == 't')
+				run->options.time_libipt = 1;
+			else
+				decoder->type = arg[2] == 'i'
+				                        ? ptxed_insn_decoder
+				                        : ptxed_block_decoder;
 			continue;
 		}
 		if (!strcmp(arg, "--cpu")) {
