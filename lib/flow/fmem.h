@@ -74,7 +74,10 @@ struct ptd_fsec {
 /* The memory of one flow decoder. */
 struct ptd_fmem {
 	struct pt_image *image;
+	/* The image's generation when the caches were filled, and where the
+	 * image keeps its current one (NULL without an image). */
 	uint64_t generation;
+	const uint64_t *generation_at;
 	/* The section of the last fetch (may be NULL). */
 	struct ptd_fsec *cur;
 	/* Every section cache. */
@@ -99,9 +102,9 @@ static inline void ptd_fmem_check(struct ptd_fmem *mem)
 {
 	uint64_t gen;
 
-	if (!mem->image)
+	if (!mem->generation_at)
 		return;
-	gen = ptd_image_generation(mem->image);
+	gen = *mem->generation_at;
 	if (gen != mem->generation) {
 		ptd_fmem_flush(mem);
 		mem->generation = gen;

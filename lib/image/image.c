@@ -366,6 +366,11 @@ uint64_t ptd_image_generation(const struct pt_image *image)
 	return image ? image->generation : 0;
 }
 
+const uint64_t *ptd_image_generation_at(const struct pt_image *image)
+{
+	return image ? &image->generation : NULL;
+}
+
 static void ptd_window_fill(const struct ptd_image_window *w,
                             struct ptd_msec *msec)
 {

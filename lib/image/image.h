@@ -57,6 +57,10 @@ int ptd_image_read(struct pt_image *image, int *isid, uint8_t *buffer,
  * it remembers may be gone. */
 uint64_t ptd_image_generation(const struct pt_image *image);
 
+/* Where @image keeps that number (valid as long as @image lives), for
+ * decoders that check it on every call without a function call. */
+const uint64_t *ptd_image_generation_at(const struct pt_image *image);
+
 /* The per-section cache slot for the flow layer (its block cache).  The
  * section owns the cache once set and frees it with @free_cache when the
  * section itself goes away.  ptd_section_set_cache() fails with

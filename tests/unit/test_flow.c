@@ -1710,6 +1710,73 @@ static void test_event_trace(void **state)
 	       "[async-disabled 2001]");
 }
 
+/* The image changes between two pt_insn_next() calls: the decoder must not
+ * go on with what it decoded from the old bytes.  Old code: 1000-1003 four
+ * nops, 1004 jnz 1000; after the first pass (all of it decoded and cached)
+ * the image gets a section over it with 1000 `66 90`, 1002 `66 90`, 1004
+ * jnz 1000 (two-byte nops); the second pass must decode those. */
+static void test_image_change(void **state)
+{
+	static const uint8_t old_code[] = {0x90, 0x90, 0x90, 0x90,
+	                                   0x75, 0xfa, 0xf4};
+	static const uint8_t new_code[] = {0x66, 0x90, 0x66, 0x90,
+	                                   0x75, 0xfa, 0xf4};
+	static const uint64_t first[] = {0x1000, 0x1001, 0x1002, 0x1003,
+	                                 0x1004};
+	static const uint64_t second[] = {0x1000, 0x1002, 0x1004};
+	struct trace t = {0};
+	struct pt_config config;
+	struct pt_insn_decoder *dec;
+	struct pt_image *image;
+	struct pt_insn insn;
+	uint8_t buf[256];
+	size_t size, i;
+	int status;
+
+	(void)state;
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x1000);
+	tnt(&t, "tn");
+	ip(&t, ppt_tip_pgd, 0x3000);
+	size = encode(buf, sizeof(buf), &t);
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + size;
+	image = pt_image_alloc("change");
+	assert_non_null(image);
+	assert_int_equal(ptd_image_add_buffer(image, old_code, sizeof(old_code),
+	                                      NULL, 0x1000, 1),
+	                 0);
+	dec = pt_insn_alloc_decoder(&config);
+	assert_non_null(dec);
+	assert_int_equal(pt_insn_set_image(dec, image), 0);
+
+	status = pt_insn_sync_forward(dec);
+	while (status >= 0 && (status & pts_event_pending)) {
+		struct pt_event ev;
+
+		status = pt_insn_event(dec, &ev, sizeof(ev));
+	}
+	assert_true(status >= 0);
+	for (i = 0; i < sizeof(first) / sizeof(first[0]); ++i) {
+		assert_true(pt_insn_next(dec, &insn, sizeof(insn)) >= 0);
+		assert_int_equal(insn.ip, first[i]);
+		assert_int_equal(insn.size, i < 4 ? 1 : 2);
+	}
+	/* The newest section wins where sections overlap. */
+	assert_int_equal(ptd_image_add_buffer(image, new_code, sizeof(new_code),
+	                                      NULL, 0x1000, 1),
+	                 0);
+	for (i = 0; i < sizeof(second) / sizeof(second[0]); ++i) {
+		assert_true(pt_insn_next(dec, &insn, sizeof(insn)) >= 0);
+		assert_int_equal(insn.ip, second[i]);
+		assert_int_equal(insn.size, 2);
+		assert_int_equal(insn.raw[0], i < 2 ? 0x66 : 0x75);
+	}
+	pt_insn_free_decoder(dec);
+	pt_image_free(image);
+}
+
 static void test_api(void **state)
 {
 	uint8_t buf[64];
@@ -1783,6 +1850,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_ptxed_errors),
 	        cmocka_unit_test(test_tick),
 	        cmocka_unit_test(test_event_trace),
+	        cmocka_unit_test(test_image_change),
 	        cmocka_unit_test(test_api),
 	};
 
