@@ -452,19 +452,6 @@ int ptd_qsrc_event(struct ptd_qsrc *qs, struct pt_event *event)
 	return qsrc_status(qs);
 }
 
-int ptd_qsrc_time(const struct ptd_qsrc *qs, uint64_t *tsc, uint32_t *lost_mtc,
-                  uint32_t *lost_cyc)
-{
-	if (!qs->batch)
-		return pt_qry_time(qs->qry, tsc, lost_mtc, lost_cyc);
-	*tsc = qs->tsc;
-	if (lost_mtc)
-		*lost_mtc = qs->lost_mtc;
-	if (lost_cyc)
-		*lost_cyc = qs->lost_cyc;
-	return qs->tsc_status;
-}
-
 int ptd_qsrc_cbr(const struct ptd_qsrc *qs, uint32_t *cbr)
 {
 	if (!qs->batch)

@@ -156,8 +156,20 @@ static inline int ptd_qsrc_cond(struct ptd_qsrc *qs, int *taken)
 }
 int ptd_qsrc_indirect(struct ptd_qsrc *qs, uint64_t *ip);
 int ptd_qsrc_event(struct ptd_qsrc *qs, struct pt_event *event);
-int ptd_qsrc_time(const struct ptd_qsrc *qs, uint64_t *tsc, uint32_t *lost_mtc,
-                  uint32_t *lost_cyc);
+/* pt_qry_time() after the last answer (inline: flow decoders' callers ask
+ * after every instruction). */
+static inline int ptd_qsrc_time(const struct ptd_qsrc *qs, uint64_t *tsc,
+                                uint32_t *lost_mtc, uint32_t *lost_cyc)
+{
+	if (!qs->batch)
+		return pt_qry_time(qs->qry, tsc, lost_mtc, lost_cyc);
+	*tsc = qs->tsc;
+	if (lost_mtc)
+		*lost_mtc = qs->lost_mtc;
+	if (lost_cyc)
+		*lost_cyc = qs->lost_cyc;
+	return qs->tsc_status;
+}
 int ptd_qsrc_cbr(const struct ptd_qsrc *qs, uint32_t *cbr);
 int ptd_qsrc_offset(struct ptd_qsrc *qs, uint64_t *offset);
 int ptd_qsrc_sync_offset(const struct ptd_qsrc *qs, uint64_t *offset);
