@@ -135,21 +135,29 @@ int ptd_fmem_fetch_slow(struct ptd_fmem *mem, struct ptd_finsn *insn,
  * the caller then takes the slow path). */
 struct ptd_fce *ptd_fmem_page_entry(struct ptd_fsec *sec, uint64_t off);
 
+/* The entry for offset @off (below sec->size) if its page exists, else
+ * NULL. */
+static inline struct ptd_fce *ptd_fsec_entry(const struct ptd_fsec *sec,
+                                             uint64_t off)
+{
+	struct ptd_fce *page = sec->pages[off >> ptd_fpage_bits];
+
+	return page ? &page[off & ((1u << ptd_fpage_bits) - 1)] : NULL;
+}
+
 static inline struct ptd_fce *ptd_fmem_entry(struct ptd_fmem *mem, uint64_t ip)
 {
 	struct ptd_fsec *sec = mem->cur;
+	struct ptd_fce *e;
 	uint64_t off;
-	struct ptd_fce *page;
 
 	if (!sec)
 		return NULL;
 	off = ip - sec->vaddr;
 	if (off >= sec->size)
 		return NULL;
-	page = sec->pages[off >> ptd_fpage_bits];
-	if (!page)
-		return ptd_fmem_page_entry(sec, off);
-	return &page[off & ((1u << ptd_fpage_bits) - 1)];
+	e = ptd_fsec_entry(sec, off);
+	return e ? e : ptd_fmem_page_entry(sec, off);
 }
 
 /* Fetch the instruction at @ip: from the cache when possible. */

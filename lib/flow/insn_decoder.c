@@ -212,11 +212,10 @@ static inline int insn_next_fast(struct ptd_flow *flow, struct pt_insn *insn,
 	    (mem->generation_at && *mem->generation_at != mem->generation))
 		return 0;
 	off = flow->ip - sec->vaddr;
-	if (off >= sec->size || !sec->pages[off >> ptd_fpage_bits])
+	if (off >= sec->size)
 		return 0;
-	e = &sec->pages[off >> ptd_fpage_bits]
-	               [off & ((1u << ptd_fpage_bits) - 1)];
-	if (!e->size || e->iclass != ptic_other ||
+	e = ptd_fsec_entry(sec, off);
+	if (!e || !e->size || e->iclass != ptic_other ||
 	    ((e->flags >> ptd_fce_mode_shift) & 3) != (unsigned)flow->mode)
 		return 0;
 
