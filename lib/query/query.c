@@ -119,6 +119,8 @@ static enum pt_packet_type ptd_qry_opcode_type(const uint8_t *pos,
 		return ppt_mode;
 	if (opc != 0x02 || end - pos < 2)
 		return ppt_invalid;
+	if ((pos[1] & 0x1f) == 0x12)
+		return ppt_ptw;
 	switch (pos[1]) {
 	case 0xa3:
 		return ppt_tnt_64;
@@ -127,7 +129,9 @@ static enum pt_packet_type ptd_qry_opcode_type(const uint8_t *pos,
 	case 0xc8:
 		return ppt_vmcs;
 	case 0xc3:
-		return ppt_mnt;
+		/* MNT is 02 C3 88: with another third byte (or none) the
+		 * opcode is not known. */
+		return end - pos >= 3 && pos[2] == 0x88 ? ppt_mnt : ppt_invalid;
 	case 0x03:
 		return ppt_cbr;
 	case 0xc2:
@@ -1634,9 +1638,15 @@ int pt_qry_sync_forward(struct pt_query_decoder *decoder, uint64_t *ip)
 		return -pte_invalid;
 	pos = decoder->pos ? decoder->pos : decoder->config.begin;
 	if (pos == decoder->sync)
-		pos += (decoder->config.end - pos < 16)
+		pos += (decoder->config.end - pos < PTD_PS_PSB)
 		               ? decoder->config.end - pos
-		               : 16;
+		               : PTD_PS_PSB;
+	/* Look a little back, too, as libipt does: a PSB may have been partly
+	 * consumed by a preceding packet decoded from garbage (an error
+	 * there leaves the position inside the PSB). */
+	pos -= (pos - decoder->config.begin < PTD_PS_PSB)
+	               ? pos - decoder->config.begin
+	               : PTD_PS_PSB - 1;
 	sync = ptd_sync_forward(pos, decoder->config.begin,
 	                        decoder->config.end);
 	if (!sync)

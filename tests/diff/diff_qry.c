@@ -22,17 +22,35 @@
  * our pull API's results one for one, failed calls and their flags included
  * (with libipt's and, for every fourth trace, our own time estimator).
  *
- * Usage: diff_qry [--seed N] [--traces N] [--kb N] [-v]
+ * With --corrupt, one to three bytes of each trace are overwritten first
+ * (chosen by the seed), and the two decoders are driven in lockstep, call
+ * by call, in a child process per trace that gets a few seconds (so that
+ * neither decoder can hang or crash the run), for at most eight calls per
+ * byte: errors, their offsets and the resynchronization at the next PSB are
+ * compared too.  The first difference of a trace is reported (with
+ * PTD_DIFF_QRY_DUMP=<prefix>, the corrupted trace is written to
+ * <prefix>-<trace>.pt) and the next trace taken; at the end the differences
+ * are counted by kind.  More differing traces than --max-diffs (default 0)
+ * fail; a hang or crash in libipt is counted apart and does not.
+ *
+ * Usage: diff_qry [--seed N] [--traces N] [--kb N] [--corrupt
+ *        [--max-diffs N]] [-v]
  * Exit status: 0 pass, 1 failure, 77 libipt.so.2 not loadable (skip). */
+#define _DEFAULT_SOURCE /* fork, alarm, MAP_ANONYMOUS */
+
 #include "ptdecode/ptdecode.h"
 
 #include "libipt_dl.h"
 #include "pktgen.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define PTD_EXIT_SKIP 77
 
@@ -575,63 +593,65 @@ static int our_offset(void *d, uint64_t *o)
 	return pt_qry_get_offset(d, o);
 }
 
+/* One call of the driver, chosen by the status of the one before
+ * (@status; negative: an error or the start, so sync forward), recorded in
+ * @r with pt_qry_time() and the offset after it; returns its status.  A
+ * synchronization that fails with -pte_eos is the end of the trace. */
+static int drive_step(const struct ops *ops, int status, struct rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (status >= 0 && !(status & pts_event_pending) && (status & pts_eos))
+		status = -pte_eos;
+	if (status < 0) {
+		uint64_t ip = 0;
+
+		status = ops->sync_forward(ops->dec, &ip);
+		r->kind = rec_sync;
+		r->value =
+		        (status >= 0 && !(status & pts_ip_suppressed)) ? ip : 0;
+	} else if (status & pts_event_pending) {
+		r->kind = rec_event;
+		status = ops->event(ops->dec, &r->ev);
+	} else {
+		int taken = 0;
+
+		r->kind = rec_cond;
+		status = ops->cond(ops->dec, &taken);
+		if (status == -pte_bad_query) {
+			uint64_t ip = 0;
+
+			r->kind = rec_indirect;
+			status = ops->indirect(ops->dec, &ip);
+			r->value =
+			        (status >= 0 && !(status & pts_ip_suppressed))
+			                ? ip
+			                : 0;
+		} else {
+			r->value = (uint64_t)taken;
+		}
+	}
+	r->status = status;
+	r->time_status =
+	        ops->time(ops->dec, &r->tsc, &r->lost_mtc, &r->lost_cyc);
+	(void)ops->offset(ops->dec, &r->offset);
+	return status;
+}
+
 static int drive(const struct ops *ops, struct log *log, size_t max)
 {
 	int status = -pte_nosync;
 
 	while (log->n < max) {
-		struct rec *r;
+		struct rec *r = log_add(log);
 
-		if (status < 0) {
-			uint64_t ip = 0;
-
-			status = ops->sync_forward(ops->dec, &ip);
-			if (status == -pte_eos)
-				return 0;
-			r = log_add(log);
-			if (!r)
-				return -1;
-			r->kind = rec_sync;
-			r->status = status;
-			r->value =
-			        (status >= 0 && !(status & pts_ip_suppressed))
-			                ? ip
-			                : 0;
-		} else if (status & pts_event_pending) {
-			r = log_add(log);
-			if (!r)
-				return -1;
-			r->kind = rec_event;
-			status = ops->event(ops->dec, &r->ev);
-			r->status = status;
-		} else if (status & pts_eos) {
-			status = -pte_eos;
-			continue;
-		} else {
-			int taken = 0;
-
-			r = log_add(log);
-			if (!r)
-				return -1;
-			r->kind = rec_cond;
-			status = ops->cond(ops->dec, &taken);
-			if (status == -pte_bad_query) {
-				uint64_t ip = 0;
-
-				r->kind = rec_indirect;
-				status = ops->indirect(ops->dec, &ip);
-				r->value = (status >= 0 &&
-				            !(status & pts_ip_suppressed))
-				                   ? ip
-				                   : 0;
-			} else {
-				r->value = (uint64_t)taken;
-			}
-			r->status = status;
+		if (!r)
+			return -1;
+		status = drive_step(ops, status, r);
+		if (r->kind == rec_sync && status == -pte_eos) {
+			/* The end: not a result. */
+			log->n--;
+			return 0;
 		}
-		r->time_status = ops->time(ops->dec, &r->tsc, &r->lost_mtc,
-		                           &r->lost_cyc);
-		(void)ops->offset(ops->dec, &r->offset);
 	}
 	return 0;
 }
@@ -955,40 +975,483 @@ static int check_batch(const struct pt_config *config,
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	struct ptd_libipt ipt;
-	uint64_t seed = 1;
-	unsigned traces = 50, kb = 256;
-	int verbose = 0, failures = 0;
-	uint64_t total_recs = 0, total_bytes = 0, counts[4] = {0};
-	char msg[256];
-	uint8_t *buf;
+/* ----------------------------------------------------------------------- */
+/* The traces and the decoders                                              */
+/* ----------------------------------------------------------------------- */
 
-	for (int i = 1; i < argc; ++i) {
-		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-			seed = strtoull(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--traces") && i + 1 < argc)
-			traces = (unsigned)strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--kb") && i + 1 < argc)
-			kb = (unsigned)strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "-v"))
-			verbose = 1;
-		else {
-			fprintf(stderr,
-			        "usage: diff_qry [--seed N] [--traces N] "
-			        "[--kb N] [-v]\n");
-			return 2;
+/* Configure and generate trace @t of @seed into @buf (@kb KiB); returns its
+ * size (@config->end set), or 0 if the generator failed.  @rng is left for
+ * the trace's other random choices. */
+static size_t make_trace(struct pt_config *config, struct ptd_rng *rng,
+                         uint8_t *buf, unsigned kb, uint64_t seed, unsigned t)
+{
+	size_t size;
+
+	ptd_rng_seed(rng, seed * 1000003u + t);
+	pt_config_init(config);
+	config->begin = buf;
+	config->end = buf + (size_t)kb * 1024;
+	config->cpuid_0x15_eax = 1 + (uint32_t)ptd_rng_below(rng, 3);
+	config->cpuid_0x15_ebx = config->cpuid_0x15_eax *
+	                         (1 + (uint32_t)ptd_rng_below(rng, 100));
+	config->mtc_freq = (uint8_t)ptd_rng_below(rng, 10);
+	config->nom_freq = (uint8_t)(ptd_rng_below(rng, 2) ? 24 : 0);
+	/* The errata of this layer change how OVF and PSB+ are read; on
+	 * valid traces the results must not change. */
+	config->errata.bdm70 = ptd_rng_below(rng, 2) ? 1 : 0;
+	config->errata.skd010 = ptd_rng_below(rng, 2) ? 1 : 0;
+	config->errata.apl11 = ptd_rng_below(rng, 2) ? 1 : 0;
+	config->errata.apl12 = ptd_rng_below(rng, 2) ? 1 : 0;
+	size = generate(config, seed * 7919u + t);
+	if (size)
+		config->end = buf + size;
+	return size;
+}
+
+/* Allocate both decoders for @config into @a (libipt's) and @b (ours, with
+ * the libipt time estimator); returns 0 or -1. */
+static int make_decoders(const struct pt_config *config, struct ops *a,
+                         struct ops *b)
+{
+	struct ptd_time_config tconfig;
+
+	a->dec = g_ipt->qry_alloc_decoder(config);
+	ptd_time_config_init(&tconfig);
+	tconfig.mode = ptd_time_mode_libipt;
+	b->dec = ptd_qry_alloc_decoder(config, &tconfig);
+	a->sync_forward = ipt_sync;
+	a->cond = ipt_cond;
+	a->indirect = ipt_ind;
+	a->event = ipt_event;
+	a->time = ipt_time;
+	a->offset = ipt_offset;
+	b->sync_forward = our_sync;
+	b->cond = our_cond;
+	b->indirect = our_ind;
+	b->event = our_event;
+	b->time = our_time;
+	b->offset = our_offset;
+	return a->dec && b->dec ? 0 : -1;
+}
+
+static void free_decoders(struct ops *a, struct ops *b)
+{
+	if (a->dec)
+		g_ipt->qry_free_decoder(a->dec);
+	if (b->dec)
+		pt_qry_free_decoder(b->dec);
+}
+
+/* ----------------------------------------------------------------------- */
+/* Corrupted traces (--corrupt)                                             */
+/* ----------------------------------------------------------------------- */
+
+/* Seconds one corrupted trace may take (in its own process) before it is
+ * abandoned; a trace takes milliseconds. */
+enum { corrupt_timeout = 10 };
+
+/* The bytes overwritten in a trace. */
+struct damage {
+	unsigned n;
+	size_t at[3];
+	uint8_t old[3], now[3];
+};
+
+/* Overwrite one to three bytes of the @size bytes at @buf, chosen by @rng;
+ * record them in @d. */
+static void corrupt(uint8_t *buf, size_t size, struct ptd_rng *rng,
+                    struct damage *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (!size)
+		return;
+	d->n = 1 + (unsigned)ptd_rng_below(rng, 3);
+	for (unsigned i = 0; i < d->n; ++i) {
+		d->at[i] = (size_t)ptd_rng_below(rng, size);
+		d->old[i] = buf[d->at[i]];
+		d->now[i] = (uint8_t)ptd_rng_below(rng, 256);
+		buf[d->at[i]] = d->now[i];
+	}
+}
+
+/* Where in the trace a difference is. */
+enum where {
+	where_sync,    /* the call is a synchronization */
+	where_psbplus, /* just after one, or after a status update */
+	where_ovf,     /* within three calls of an overflow event */
+	where_other,
+	where_count
+};
+
+static const char *const where_names[] = {"sync", "PSB+", "after OVF",
+                                          "elsewhere"};
+
+/* One corrupted trace decoded by both decoders in lockstep, in a child
+ * process; the child writes this into memory it shares with the parent. */
+struct lockstep {
+	/* The decoder in a call (0 libipt, 1 ours, -1 neither): whose call a
+	 * hang or crash is in. */
+	volatile int in_call;
+	int done;
+	/* Calls compared (all equal), failed ones among them. */
+	uint64_t calls, errors;
+	/* The limit on calls was reached. */
+	int cut;
+	/* The first difference: both results, its call's index, where it is,
+	 * and up to three equal results before it (ctx[0] the oldest). */
+	int differs;
+	uint64_t at;
+	enum where where;
+	struct rec ipt, ours;
+	struct rec ctx[3];
+	unsigned nctx;
+};
+
+/* Drive @a and @b through their traces, call by call, for at most @max
+ * calls or up to the first difference, into @ls. */
+static void walk_lockstep(const struct ops *a, const struct ops *b,
+                          uint64_t max, struct lockstep *ls)
+{
+	int sa = -pte_nosync, sb = -pte_nosync;
+	int in_psbplus = 0;
+	uint64_t ovf_age = UINT64_MAX;
+	struct rec ra, rb;
+
+	while (ls->calls < max) {
+		ls->in_call = 0;
+		sa = drive_step(a, sa, &ra);
+		ls->in_call = 1;
+		sb = drive_step(b, sb, &rb);
+		ls->in_call = -1;
+		if (!same_rec(&ra, &rb)) {
+			ls->differs = 1;
+			ls->at = ls->calls;
+			ls->ipt = ra;
+			ls->ours = rb;
+			if (ra.kind == rec_sync || rb.kind == rec_sync)
+				ls->where = where_sync;
+			else if (in_psbplus)
+				ls->where = where_psbplus;
+			else if (ovf_age < 3)
+				ls->where = where_ovf;
+			else
+				ls->where = where_other;
+			return;
+		}
+		ls->calls++;
+		if (ra.status < 0)
+			ls->errors++;
+		if (ls->nctx == 3)
+			memmove(&ls->ctx[0], &ls->ctx[1],
+			        2 * sizeof(ls->ctx[0]));
+		else
+			ls->nctx++;
+		ls->ctx[ls->nctx - 1] = ra;
+		if (ra.kind == rec_sync && sa == -pte_eos)
+			return;
+		in_psbplus = ra.status >= 0 &&
+		             (ra.kind == rec_sync ||
+		              (ra.kind == rec_event && ra.ev.status_update));
+		if (ra.kind == rec_event && ra.status >= 0 &&
+		    ra.ev.type == ptev_overflow)
+			ovf_age = 0;
+		else if (ovf_age < UINT64_MAX)
+			ovf_age++;
+	}
+	ls->cut = 1;
+}
+
+/* Decode @config's trace with both decoders in a child process that gets
+ * corrupt_timeout seconds, into @ls (shared with the child).  Returns the
+ * child's wait status, or -1 if it could not be started. */
+static int run_isolated(const struct pt_config *config, uint64_t max,
+                        struct lockstep *ls)
+{
+	int status;
+	pid_t pid;
+
+	memset((void *)ls, 0, sizeof(*ls));
+	ls->in_call = -1;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		perror("diff_qry: fork");
+		return -1;
+	}
+	if (pid == 0) {
+		struct ops a, b;
+
+		alarm(corrupt_timeout);
+		if (make_decoders(config, &a, &b) < 0)
+			_exit(2);
+		walk_lockstep(&a, &b, max, ls);
+		free_decoders(&a, &b);
+		ls->done = 1;
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		perror("diff_qry: waitpid");
+		return -1;
+	}
+	return status;
+}
+
+/* A kind of difference: the call, both statuses, both event types (-1 if
+ * none), the first field that differs and where; how often, and the first
+ * trace with it. */
+struct diff_kind {
+	enum rec_kind kind_a, kind_b;
+	int status_a, status_b, ev_a, ev_b;
+	const char *what;
+	enum where where;
+	unsigned count, first;
+};
+
+/* The first thing in which @a and @b differ. */
+static const char *diff_what(const struct rec *a, const struct rec *b)
+{
+	if (a->kind != b->kind)
+		return "call";
+	if (a->status != b->status)
+		return "status";
+	if (a->value != b->value)
+		return a->kind == rec_cond ? "taken" : "ip";
+	if (a->kind == rec_event && a->status >= 0 &&
+	    !same_event(&a->ev, &b->ev))
+		return "event";
+	if (a->offset != b->offset)
+		return "offset";
+	return "time";
+}
+
+/* A short name of status or error code @status (into @buf). */
+static const char *status_name(int status, char *buf, size_t size)
+{
+	static const char *const errors[] = {
+	        "ok",        "internal",   "invalid",     "nosync",
+	        "bad_opc",   "bad_packet", "bad_context", "eos",
+	        "bad_query", "nomem",      "bad_config",  "noip"};
+
+	if (status < 0 && -status < (int)(sizeof(errors) / sizeof(errors[0])))
+		snprintf(buf, size, "-pte_%s", errors[-status]);
+	else if (status < 0)
+		snprintf(buf, size, "%d", status);
+	else
+		snprintf(buf, size, "%s%s%s%s", status ? "" : "0",
+		         (status & pts_event_pending) ? "E" : "",
+		         (status & pts_ip_suppressed) ? "S" : "",
+		         (status & pts_eos) ? "X" : "");
+	return buf;
+}
+
+static const char *event_name(int type)
+{
+	static const char *const names[] = {
+	        "enabled",      "disabled",  "async_disabled",
+	        "async_branch", "paging",    "async_paging",
+	        "overflow",     "exec_mode", "tsx",
+	        "stop",         "vmcs",      "async_vmcs",
+	        "exstop",       "mwait",     "pwre",
+	        "pwrx",         "ptwrite",   "tick",
+	        "cbr",          "mnt"};
+
+	if (type >= 0 && type < (int)(sizeof(names) / sizeof(names[0])))
+		return names[type];
+	return "?";
+}
+
+static int event_type_of(const struct rec *r)
+{
+	return r->kind == rec_event && r->status >= 0 ? (int)r->ev.type : -1;
+}
+
+/* Count the difference @ls of trace @t in @kinds (@n of at most @cap). */
+static void count_diff(struct diff_kind *kinds, unsigned *n, unsigned cap,
+                       const struct lockstep *ls, unsigned t)
+{
+	struct diff_kind k;
+
+	memset(&k, 0, sizeof(k));
+	k.kind_a = ls->ipt.kind;
+	k.kind_b = ls->ours.kind;
+	k.status_a = ls->ipt.status;
+	k.status_b = ls->ours.status;
+	k.ev_a = event_type_of(&ls->ipt);
+	k.ev_b = event_type_of(&ls->ours);
+	k.what = diff_what(&ls->ipt, &ls->ours);
+	k.where = ls->where;
+	for (unsigned i = 0; i < *n; ++i) {
+		struct diff_kind *o = &kinds[i];
+
+		if (o->kind_a == k.kind_a && o->kind_b == k.kind_b &&
+		    o->status_a == k.status_a && o->status_b == k.status_b &&
+		    o->ev_a == k.ev_a && o->ev_b == k.ev_b &&
+		    !strcmp(o->what, k.what) && o->where == k.where) {
+			o->count++;
+			return;
 		}
 	}
-	if (ptd_libipt_open(&ipt, msg, sizeof(msg)) < 0) {
-		fprintf(stderr, "diff_qry: skipped: %s\n", msg);
-		return PTD_EXIT_SKIP;
-	}
-	g_ipt = &ipt;
-	buf = malloc((size_t)kb * 1024);
-	if (!buf)
+	if (*n == cap)
+		return;
+	k.count = 1;
+	k.first = t;
+	kinds[(*n)++] = k;
+}
+
+static int by_count(const void *pa, const void *pb)
+{
+	const struct diff_kind *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* With PTD_DIFF_QRY_DUMP=<prefix>, write the trace of @config (as
+ * compared: corrupted) to <prefix>-<t>.pt, for ptdump. */
+static void dump_corrupted(const struct pt_config *config, unsigned t)
+{
+	const char *prefix = getenv("PTD_DIFF_QRY_DUMP");
+	char path[4096];
+	FILE *f;
+
+	if (!prefix || !*prefix)
+		return;
+	snprintf(path, sizeof(path), "%s-%u.pt", prefix, t);
+	f = fopen(path, "wb");
+	if (!f)
+		return;
+	fwrite(config->begin, 1, (size_t)(config->end - config->begin), f);
+	fclose(f);
+}
+
+/* --corrupt: every trace with one to three bytes overwritten, decoded by
+ * both decoders in lockstep in a child process; the first difference of
+ * each trace is reported.  Returns the exit status. */
+static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
+                       unsigned kb, unsigned max_diffs, int verbose)
+{
+	enum { max_kinds = 256 };
+	struct diff_kind *kinds = calloc(max_kinds, sizeof(*kinds));
+	struct lockstep *ls;
+	unsigned nkinds = 0, diffs = 0, abandoned = 0, cut = 0;
+	uint64_t total_bytes = 0, total_calls = 0, total_errors = 0;
+
+	ls = mmap(NULL, sizeof(*ls), PROT_READ | PROT_WRITE,
+	          MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!kinds || ls == MAP_FAILED) {
+		fprintf(stderr, "diff_qry: out of memory\n");
+		free(kinds);
 		return 1;
+	}
+	for (unsigned t = 0; t < traces; ++t) {
+		struct pt_config config;
+		struct ptd_rng rng;
+		struct damage d;
+		size_t size = make_trace(&config, &rng, buf, kb, seed, t);
+		int status;
+
+		if (!size) {
+			fprintf(stderr, "diff_qry: generator failed\n");
+			return 1;
+		}
+		corrupt(buf, size, &rng, &d);
+		total_bytes += size;
+		status = run_isolated(&config, 8 * (uint64_t)size + 1000, ls);
+		if (status < 0)
+			return 1;
+		total_calls += ls->calls;
+		total_errors += ls->errors;
+		cut += (unsigned)ls->cut;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+		    !ls->done) {
+			const char *who = ls->in_call == 0   ? "libipt"
+			                  : ls->in_call == 1 ? "ptdecode"
+			                                     : "the test";
+			int hang = WIFSIGNALED(status) &&
+			           WTERMSIG(status) == SIGALRM;
+
+			fprintf(stderr,
+			        "diff_qry: seed %" PRIu64 " trace %u: %s %s "
+			        "after %" PRIu64 " calls (status 0x%x)\n",
+			        seed, t, who, hang ? "hung" : "crashed",
+			        ls->calls, (unsigned)status);
+			dump_corrupted(&config, t);
+			/* libipt's own hangs and crashes are not ours. */
+			if (ls->in_call == 0)
+				abandoned++;
+			else
+				diffs++;
+			continue;
+		}
+		if (verbose)
+			fprintf(stderr,
+			        "trace %u: %zu bytes, %" PRIu64 " calls%s\n", t,
+			        size, ls->calls,
+			        ls->differs ? ", differs" : "");
+		if (!ls->differs)
+			continue;
+		diffs++;
+		count_diff(kinds, &nkinds, max_kinds, ls, t);
+		fprintf(stderr,
+		        "diff_qry: seed %" PRIu64
+		        " trace %u (%zu bytes, corrupted:",
+		        seed, t, size);
+		for (unsigned i = 0; i < d.n; ++i)
+			fprintf(stderr, " %zx %02x->%02x", d.at[i], d.old[i],
+			        d.now[i]);
+		fprintf(stderr, "): call %" PRIu64 " differs (%s, %s)\n",
+		        ls->at, diff_what(&ls->ipt, &ls->ours),
+		        where_names[ls->where]);
+		for (unsigned i = 0; i < ls->nctx; ++i)
+			print_rec("both", &ls->ctx[i]);
+		print_rec("libipt", &ls->ipt);
+		print_rec("ours", &ls->ours);
+		dump_corrupted(&config, t);
+	}
+	munmap(ls, sizeof(*ls));
+	printf("diff_qry: --corrupt: %u traces, %" PRIu64 " bytes, %" PRIu64
+	       " calls compared (%" PRIu64 " errors), %u traces differ, %u "
+	       "abandoned (libipt hung or crashed), %u cut short\n",
+	       traces, total_bytes, total_calls, total_errors, diffs, abandoned,
+	       cut);
+	qsort(kinds, nkinds, sizeof(*kinds), by_count);
+	for (unsigned i = 0; i < nkinds; ++i) {
+		const struct diff_kind *k = &kinds[i];
+
+		char sa[32], sb[32];
+
+		printf("  %4u x %-8s libipt %s", k->count, kind_name(k->kind_a),
+		       status_name(k->status_a, sa, sizeof(sa)));
+		if (k->ev_a >= 0)
+			printf(" %s", event_name(k->ev_a));
+		printf(", ours ");
+		if (k->kind_b != k->kind_a)
+			printf("%s ", kind_name(k->kind_b));
+		printf("%s", status_name(k->status_b, sb, sizeof(sb)));
+		if (k->ev_b >= 0)
+			printf(" %s", event_name(k->ev_b));
+		printf(": %s differs, %s (first: trace %u)\n", k->what,
+		       where_names[k->where], k->first);
+	}
+	free(kinds);
+	if (diffs && diffs <= max_diffs)
+		printf("diff_qry: %u differing traces, at most %u expected "
+		       "(--max-diffs): passed\n",
+		       diffs, max_diffs);
+	return diffs > max_diffs ? 1 : 0;
+}
+
+/* ----------------------------------------------------------------------- */
+/* Valid traces                                                             */
+/* ----------------------------------------------------------------------- */
+
+static int run_valid(uint8_t *buf, uint64_t seed, unsigned traces, unsigned kb,
+                     int verbose)
+{
+	uint64_t total_recs = 0, total_bytes = 0, counts[4] = {0};
+	int failures = 0;
 
 	for (unsigned t = 0; t < traces && failures < 3; ++t) {
 		struct pt_config config;
@@ -998,50 +1461,18 @@ int main(int argc, char **argv)
 		size_t size, max = 20u * 1000 * 1000;
 		struct ptd_rng rng;
 
-		ptd_rng_seed(&rng, seed * 1000003u + t);
-		pt_config_init(&config);
-		config.begin = buf;
-		config.end = buf + (size_t)kb * 1024;
-		config.cpuid_0x15_eax = 1 + (uint32_t)ptd_rng_below(&rng, 3);
-		config.cpuid_0x15_ebx =
-		        config.cpuid_0x15_eax *
-		        (1 + (uint32_t)ptd_rng_below(&rng, 100));
-		config.mtc_freq = (uint8_t)ptd_rng_below(&rng, 10);
-		config.nom_freq = (uint8_t)(ptd_rng_below(&rng, 2) ? 24 : 0);
-		/* The errata of this layer change how OVF and PSB+ are read;
-		 * on valid traces the results must not change. */
-		config.errata.bdm70 = ptd_rng_below(&rng, 2) ? 1 : 0;
-		config.errata.skd010 = ptd_rng_below(&rng, 2) ? 1 : 0;
-		config.errata.apl11 = ptd_rng_below(&rng, 2) ? 1 : 0;
-		config.errata.apl12 = ptd_rng_below(&rng, 2) ? 1 : 0;
-		size = generate(&config, seed * 7919u + t);
+		size = make_trace(&config, &rng, buf, kb, seed, t);
 		if (!size) {
 			fprintf(stderr, "diff_qry: generator failed\n");
 			return 1;
 		}
-		config.end = buf + size;
 		total_bytes += size;
-
-		a.dec = ipt.qry_alloc_decoder(&config);
-		ptd_time_config_init(&tconfig);
-		tconfig.mode = ptd_time_mode_libipt;
-		b.dec = ptd_qry_alloc_decoder(&config, &tconfig);
-		if (!a.dec || !b.dec) {
+		if (make_decoders(&config, &a, &b) < 0) {
 			fprintf(stderr, "diff_qry: alloc failed\n");
 			return 1;
 		}
-		a.sync_forward = ipt_sync;
-		a.cond = ipt_cond;
-		a.indirect = ipt_ind;
-		a.event = ipt_event;
-		a.time = ipt_time;
-		a.offset = ipt_offset;
-		b.sync_forward = our_sync;
-		b.cond = our_cond;
-		b.indirect = our_ind;
-		b.event = our_event;
-		b.time = our_time;
-		b.offset = our_offset;
+		ptd_time_config_init(&tconfig);
+		tconfig.mode = ptd_time_mode_libipt;
 
 		if (drive(&a, &la, max) < 0 || drive(&b, &lb, max) < 0) {
 			fprintf(stderr, "diff_qry: out of memory\n");
@@ -1098,11 +1529,8 @@ int main(int argc, char **argv)
 			        size, la.n);
 		free(la.recs);
 		free(lb.recs);
-		ipt.qry_free_decoder(a.dec);
-		pt_qry_free_decoder(b.dec);
+		free_decoders(&a, &b);
 	}
-	free(buf);
-	ptd_libipt_close(&ipt);
 	printf("diff_qry: %u traces, %" PRIu64 " bytes, %" PRIu64
 	       " results (%" PRIu64 " syncs, %" PRIu64 " branches, %" PRIu64
 	       " indirect, %" PRIu64 " events): %s\n",
@@ -1110,4 +1538,54 @@ int main(int argc, char **argv)
 	       counts[rec_cond], counts[rec_indirect], counts[rec_event],
 	       failures ? "DIFFERENCES" : "equal");
 	return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ptd_libipt ipt;
+	uint64_t seed = 1;
+	unsigned traces = 50, kb = 256, max_diffs = 0;
+	int verbose = 0, corrupted = 0, status;
+	char msg[256];
+	uint8_t *buf;
+
+	for (int i = 1; i < argc; ++i) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--traces") && i + 1 < argc)
+			traces = (unsigned)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--kb") && i + 1 < argc)
+			kb = (unsigned)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--corrupt"))
+			corrupted = 1;
+		else if (!strcmp(argv[i], "--max-diffs") && i + 1 < argc)
+			max_diffs = (unsigned)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else {
+			fprintf(stderr,
+			        "usage: diff_qry [--seed N] [--traces N] "
+			        "[--kb N] [--corrupt [--max-diffs N]] [-v]\n");
+			return 2;
+		}
+	}
+	if (kb < 1) {
+		fprintf(stderr, "diff_qry: --kb must be at least 1\n");
+		return 2;
+	}
+	if (ptd_libipt_open(&ipt, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "diff_qry: skipped: %s\n", msg);
+		return PTD_EXIT_SKIP;
+	}
+	g_ipt = &ipt;
+	buf = malloc((size_t)kb * 1024);
+	if (!buf)
+		return 1;
+	if (corrupted)
+		status = run_corrupt(buf, seed, traces, kb, max_diffs, verbose);
+	else
+		status = run_valid(buf, seed, traces, kb, verbose);
+	free(buf);
+	ptd_libipt_close(&ipt);
+	return status;
 }
