@@ -39,9 +39,11 @@
 #define _DEFAULT_SOURCE /* fork, alarm, MAP_ANONYMOUS */
 
 #include "ptdecode/ptdecode.h"
+#include "qry_format.h"
 
 #include "libipt_dl.h"
 #include "pktgen.h"
+#include "qry_format.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -1245,20 +1247,12 @@ static const char *status_name(int status, char *buf, size_t size)
 	return buf;
 }
 
+/* The name of event type @type, or "?". */
 static const char *event_name(int type)
 {
-	static const char *const names[] = {
-	        "enabled",      "disabled",  "async_disabled",
-	        "async_branch", "paging",    "async_paging",
-	        "overflow",     "exec_mode", "tsx",
-	        "stop",         "vmcs",      "async_vmcs",
-	        "exstop",       "mwait",     "pwre",
-	        "pwrx",         "ptwrite",   "tick",
-	        "cbr",          "mnt"};
+	const char *name = ptqry_event_name(type);
 
-	if (type >= 0 && type < (int)(sizeof(names) / sizeof(names[0])))
-		return names[type];
-	return "?";
+	return name ? name : "?";
 }
 
 static int event_type_of(const struct rec *r)
