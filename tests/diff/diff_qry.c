@@ -39,7 +39,6 @@
 #define _DEFAULT_SOURCE /* fork, alarm, MAP_ANONYMOUS */
 
 #include "ptdecode/ptdecode.h"
-#include "qry_format.h"
 
 #include "libipt_dl.h"
 #include "pktgen.h"
