@@ -48,8 +48,8 @@ void ptd_fmem_set_image(struct ptd_fmem *mem, struct pt_image *image)
 {
 	ptd_fmem_flush(mem);
 	mem->image = image;
-	mem->generation = image ? ptd_image_generation(image) : 0;
 	mem->generation_at = ptd_image_generation_at(image);
+	mem->generation = mem->generation_at ? *mem->generation_at : 0;
 }
 
 struct ptd_fce *ptd_fmem_page_entry(struct ptd_fsec *sec, uint64_t off)

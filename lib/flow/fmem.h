@@ -96,18 +96,19 @@ void ptd_fmem_set_image(struct ptd_fmem *mem, struct pt_image *image);
 /* Drop the caches (the image changed). */
 void ptd_fmem_flush(struct ptd_fmem *mem);
 
+/* Whether the image changed since the caches were filled. */
+static inline int ptd_fmem_stale(const struct ptd_fmem *mem)
+{
+	return mem->generation_at && *mem->generation_at != mem->generation;
+}
+
 /* Drop the caches if the image changed since the last call.  The flow
  * decoders call it at the start of every pt_*_next() and pt_*_event(). */
 static inline void ptd_fmem_check(struct ptd_fmem *mem)
 {
-	uint64_t gen;
-
-	if (!mem->generation_at)
-		return;
-	gen = *mem->generation_at;
-	if (gen != mem->generation) {
+	if (ptd_fmem_stale(mem)) {
 		ptd_fmem_flush(mem);
-		mem->generation = gen;
+		mem->generation = *mem->generation_at;
 	}
 }
 
@@ -145,6 +146,13 @@ static inline struct ptd_fce *ptd_fsec_entry(const struct ptd_fsec *sec,
 	return page ? &page[off & ((1u << ptd_fpage_bits) - 1)] : NULL;
 }
 
+/* Whether @e (may be NULL) holds a decoded instruction for @mode. */
+static inline int ptd_fce_holds(const struct ptd_fce *e, enum pt_exec_mode mode)
+{
+	return e && e->size &&
+	       ((e->flags >> ptd_fce_mode_shift) & 3) == (unsigned)mode;
+}
+
 static inline struct ptd_fce *ptd_fmem_entry(struct ptd_fmem *mem, uint64_t ip)
 {
 	struct ptd_fsec *sec = mem->cur;
@@ -167,8 +175,7 @@ static inline int ptd_fmem_fetch(struct ptd_fmem *mem, struct ptd_finsn *insn,
 {
 	struct ptd_fce *e = ptd_fmem_entry(mem, ip);
 
-	if (e && e->size &&
-	    ((e->flags >> ptd_fce_mode_shift) & 3) == (unsigned)mode) {
+	if (ptd_fce_holds(e, mode)) {
 		const struct ptd_fsec *sec = mem->cur;
 
 		insn->ip = ip;

@@ -1684,7 +1684,6 @@ static int fb_drain_pair(struct ptd_flow_batch *dec, struct ptd_flow_events *ev,
 		return status;
 	flow->status = status;
 	ev->at[k] = at;
-	ev->count = k + 1;
 	if (flow->ip == en->variant.enabled.ip)
 		en->variant.enabled.resumed = 1;
 	flow->ip = en->variant.enabled.ip;

@@ -58,16 +58,7 @@ int pt_pkt_sync_forward(struct pt_packet_decoder *decoder)
 
 	begin = decoder->config.begin;
 	pos = decoder->pos ? decoder->pos : begin;
-	if (pos == decoder->sync)
-		pos += (decoder->config.end - pos < PTD_PS_PSB)
-		               ? decoder->config.end - pos
-		               : PTD_PS_PSB;
-
-	/* Look a little back, too: a PSB may have been partly consumed by a
-	 * preceding packet that was decoded from garbage. */
-	pos -= (pos - begin < PTD_PS_PSB) ? pos - begin : PTD_PS_PSB - 1;
-
-	sync = ptd_sync_forward(pos, begin, decoder->config.end);
+	sync = ptd_sync_next(pos, decoder->sync, begin, decoder->config.end);
 	if (!sync)
 		return -pte_eos;
 	ptd_pkt_set_sync(decoder, sync);

@@ -78,6 +78,15 @@ const uint8_t *ptd_sync_forward(const uint8_t *from, const uint8_t *begin,
 	return NULL;
 }
 
+const uint8_t *ptd_sync_next(const uint8_t *pos, const uint8_t *sync,
+                             const uint8_t *begin, const uint8_t *end)
+{
+	if (pos == sync)
+		pos += (end - pos < PTD_PS_PSB) ? end - pos : PTD_PS_PSB;
+	pos -= (pos - begin < PTD_PS_PSB) ? pos - begin : PTD_PS_PSB - 1;
+	return ptd_sync_forward(pos, begin, end);
+}
+
 const uint8_t *ptd_sync_backward(const uint8_t *before, const uint8_t *begin,
                                  const uint8_t *end)
 {

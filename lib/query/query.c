@@ -558,25 +558,15 @@ static int ptd_qry_read_psb_header(struct pt_query_decoder *decoder)
 			return err;
 		if (decoder->next_flags & ptd_qf_psbend)
 			return 0;
-		if (decoder->next_err) {
-			/* A packet that does not belong in a PSB+ is out
-			 * of context whatever its payload (libipt looks at
-			 * the opcode first). */
-			switch (decoder->next.type) {
-			case ppt_fup:
-			case ppt_mode:
-			case ppt_pip:
-			case ppt_vmcs:
-			case ppt_cbr:
-			case ppt_mnt:
-				return decoder->next_err;
-			default:
-				return -pte_bad_context;
-			}
-		}
 
+		/* A packet that does not belong in a PSB+ is out of context
+		 * whatever its payload (libipt looks at the opcode first); a
+		 * header packet that did not decode (decoder->next_err, its
+		 * type from the opcode) fails with its error. */
 		switch (decoder->next.type) {
 		case ppt_fup:
+			if (decoder->next_err)
+				return decoder->next_err;
 			if (decoder->config.errata.bdm70 && !decoder->enabled) {
 				err = ptd_qry_bdm70(decoder);
 				if (err < 0)
@@ -596,6 +586,8 @@ static int ptd_qry_read_psb_header(struct pt_query_decoder *decoder)
 		case ppt_vmcs:
 		case ppt_cbr:
 		case ppt_mnt:
+			if (decoder->next_err)
+				return decoder->next_err;
 			err = ptd_qry_header_event(decoder);
 			if (err < 0)
 				return err;
@@ -1637,18 +1629,11 @@ int pt_qry_sync_forward(struct pt_query_decoder *decoder, uint64_t *ip)
 	if (!decoder)
 		return -pte_invalid;
 	pos = decoder->pos ? decoder->pos : decoder->config.begin;
-	if (pos == decoder->sync)
-		pos += (decoder->config.end - pos < PTD_PS_PSB)
-		               ? decoder->config.end - pos
-		               : PTD_PS_PSB;
-	/* Look a little back, too, as libipt does: a PSB may have been partly
-	 * consumed by a preceding packet decoded from garbage (an error
-	 * there leaves the position inside the PSB). */
-	pos -= (pos - decoder->config.begin < PTD_PS_PSB)
-	               ? pos - decoder->config.begin
-	               : PTD_PS_PSB - 1;
-	sync = ptd_sync_forward(pos, decoder->config.begin,
-	                        decoder->config.end);
+	/* (An error inside a PSB that a packet decoded from garbage partly
+	 * consumed leaves the position inside it: ptd_sync_next() looks
+	 * back.) */
+	sync = ptd_sync_next(pos, decoder->sync, decoder->config.begin,
+	                     decoder->config.end);
 	if (!sync)
 		return -pte_eos;
 	return ptd_qry_start(decoder, sync, ip);
