@@ -1229,13 +1229,10 @@ static const char *diff_what(const struct rec *a, const struct rec *b)
 /* A short name of status or error code @status (into @buf). */
 static const char *status_name(int status, char *buf, size_t size)
 {
-	static const char *const errors[] = {
-	        "ok",        "internal",   "invalid",     "nosync",
-	        "bad_opc",   "bad_packet", "bad_context", "eos",
-	        "bad_query", "nomem",      "bad_config",  "noip"};
+	const char *error = ptqry_error_name(status);
 
-	if (status < 0 && -status < (int)(sizeof(errors) / sizeof(errors[0])))
-		snprintf(buf, size, "-pte_%s", errors[-status]);
+	if (status < 0 && error)
+		snprintf(buf, size, "-pte_%s", error);
 	else if (status < 0)
 		snprintf(buf, size, "%d", status);
 	else

@@ -43,12 +43,21 @@ static const char *const ptqry_error_names[] = {"ok",
                                                 "bad_file",
                                                 "bad_cpu"};
 
-void ptqry_print_error(FILE *out, int status)
+const char *ptqry_error_name(int status)
 {
 	unsigned code = status < 0 ? (unsigned)-status : 0;
 
 	if (code < sizeof(ptqry_error_names) / sizeof(ptqry_error_names[0]))
-		fprintf(out, " error %s", ptqry_error_names[code]);
+		return ptqry_error_names[code];
+	return NULL;
+}
+
+void ptqry_print_error(FILE *out, int status)
+{
+	const char *name = ptqry_error_name(status);
+
+	if (name)
+		fprintf(out, " error %s", name);
 	else
 		fprintf(out, " error %d", status);
 }

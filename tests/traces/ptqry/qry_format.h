@@ -19,6 +19,9 @@ void ptqry_print_flags(FILE *out, int status);
  * the pt_error_code without "pte_" ("eos", "bad_query", ...). */
 void ptqry_print_error(FILE *out, int status);
 
+/* That <name> of the negative result @status, or NULL if it has none. */
+const char *ptqry_error_name(int status);
+
 /* Print the event @event (without the leading "event" and the status
  * flags): " <type> <fields> [ip-suppressed] [status-update] [tsc 0x..]
  * [lost-mtc 0x..] [lost-cyc 0x..]". */
