@@ -1201,8 +1201,13 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 			k_++;                                                  \
 			EMIT;                                                  \
 			t = tlast;                                             \
-			nx_ = *(const uint32_t *)(links_ + cur_ +              \
-			                          4u * (uint32_t)tk_);         \
+			if (tk_) {                                             \
+				nx_ = *(const uint32_t *)(links_ + cur_ + 4u); \
+				__asm__("" : "+r"(nx_));                       \
+			} else {                                               \
+				nx_ = *(const uint32_t *)(links_ + cur_);      \
+				__asm__("" : "+r"(nx_));                       \
+			}                                                      \
 			/* (No run there, or one that does not end in a        \
 			 * conditional branch: fb_link_other.) */              \
 			if ((int32_t)nx_ < 0 || k_ == lim_)                    \
