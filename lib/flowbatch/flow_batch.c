@@ -1201,6 +1201,10 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 			k_++;                                                  \
 			EMIT;                                                  \
 			t = tlast;                                             \
+			/* A branch on the outcome, not a select (the empty    \
+			 * asm keeps it one): the predictor then follows the   \
+			 * traced program, and the load need not wait for the  \
+			 * outcome. */                                         \
 			if (tk_) {                                             \
 				nx_ = *(const uint32_t *)(links_ + cur_ + 4u); \
 				__asm__("" : "+r"(nx_));                       \
