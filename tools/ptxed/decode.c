@@ -2,6 +2,7 @@
 /* ptxed: the decode loops; see decode.h. */
 #include "decode.h"
 #include "disas.h"
+#include "icache.h"
 #include "print.h"
 
 #include <inttypes.h>
@@ -140,6 +141,43 @@ static void ptxed_check_insn(struct ptd_ild_ctx *ild,
 		       (unsigned)info.iclass);
 }
 
+/* Print @insn, through the cache of printed instructions where it can. */
+static void ptxed_print_decoded(struct ptxed_decoder *decoder,
+                                const struct ptxed_options *options,
+                                struct ptd_ild_ctx *ild,
+                                const struct pt_insn *insn, uint64_t offset,
+                                uint64_t time)
+{
+	struct ptxed_insn_entry *e = NULL;
+
+	/* (An instruction that spans two sections has bytes of both: it is
+	 * not kept.  Otherwise its IP, mode and section fix its bytes.) */
+	if (!insn->truncated)
+		e = ptxed_icache_find(decoder->icache, insn->ip, insn->mode,
+		                      insn->isid);
+	if (!insn->truncated && (!e || e->size != insn->size)) {
+		struct ptxed_insn_info info;
+
+		e = NULL;
+		if (insn->size && insn->size <= pt_max_insn_size &&
+		    ptxed_disas_decode(ild, &info, insn->raw, insn->size,
+		                       insn->mode, insn->ip) >= 0 &&
+		    info.size == insn->size &&
+		    !ptxed_icache_find(decoder->icache, insn->ip, insn->mode,
+		                       insn->isid))
+			e = ptxed_icache_add(decoder->icache, insn->ip,
+			                     insn->mode, insn->isid, insn->raw,
+			                     insn->size, info.iclass,
+			                     info.next_ip);
+	}
+	if (e)
+		ptxed_print_cached(options, ild, decoder->icache, e, offset,
+		                   time, insn->speculative);
+	else
+		ptxed_print_insn(options, ild, offset, time, insn->speculative,
+		                 insn->ip, insn->raw, insn->size, insn->mode);
+}
+
 static int ptxed_decode_insn(struct ptxed_decoder *decoder,
                              const struct ptxed_options *options,
                              struct ptxed_stats *stats, struct ptd_ild_ctx *ild)
@@ -184,10 +222,9 @@ static int ptxed_decode_insn(struct ptxed_decoder *decoder,
 			 * decoded. */
 			if (status >= 0 || insn.iclass != ptic_unknown) {
 				if (!options->quiet)
-					ptxed_print_insn(options, ild, offset,
-					                 time, insn.speculative,
-					                 insn.ip, insn.raw,
-					                 insn.size, insn.mode);
+					ptxed_print_decoded(decoder, options,
+					                    ild, &insn, offset,
+					                    time);
 				stats->insn += 1;
 				if (options->check)
 					ptxed_check_insn(ild, &insn, offset);
@@ -266,9 +303,24 @@ static void ptxed_print_block(struct ptxed_decoder *decoder,
 
 	while (ninsn) {
 		struct ptxed_insn_info info;
+		struct ptxed_insn_entry *e = NULL;
 		uint8_t raw[pt_max_insn_size];
 		int size, err;
 
+		/* (The last instruction of a truncated block is the block's
+		 * own bytes, not the section's.) */
+		if (!(ip == block->end_ip && block->truncated))
+			e = ptxed_icache_find(decoder->icache, ip, block->mode,
+			                      block->isid);
+		if (e) {
+			if (print)
+				ptxed_print_cached(options, ild,
+				                   decoder->icache, e, offset,
+				                   time, block->speculative);
+			info.iclass = e->iclass;
+			info.next_ip = e->next_ip;
+			goto next;
+		}
 		size = ptxed_block_fetch(decoder, block, ip, raw);
 		if (size <= 0) {
 			if (print) {
@@ -285,7 +337,14 @@ static void ptxed_print_block(struct ptxed_decoder *decoder,
 		}
 		err = ptxed_disas_decode(ild, &info, raw, (size_t)size,
 		                         block->mode, ip);
-		if (print)
+		if (err >= 0 && !(ip == block->end_ip && block->truncated))
+			e = ptxed_icache_add(decoder->icache, ip, block->mode,
+			                     block->isid, raw, info.size,
+			                     info.iclass, info.next_ip);
+		if (print && e)
+			ptxed_print_cached(options, ild, decoder->icache, e,
+			                   offset, time, block->speculative);
+		else if (print)
 			ptxed_print_insn(options, ild, offset, time,
 			                 block->speculative, ip, raw,
 			                 err < 0 ? (uint8_t)size : info.size,
@@ -294,6 +353,7 @@ static void ptxed_print_block(struct ptxed_decoder *decoder,
 			ptxed_diagnose(decoder, ip, "reconstruct error", err);
 			return;
 		}
+	next:
 		if (--ninsn == 0) {
 			if (options->check && block->iclass != ptic_unknown &&
 			    (uint8_t)block->iclass != info.iclass)

@@ -1,22 +1,117 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ptxed: the output lines; see print.h. */
+/* (glibc's fwrite_unlocked(): ptxed prints from one thread.) */
+#define _DEFAULT_SOURCE 1
+
 #include "print.h"
 #include "disas.h"
+#include "icache.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
-/* " xx" for each byte, padded to the longest instruction. */
-static void ptxed_print_raw(const uint8_t *raw, uint8_t size)
+/* The 16 lowercase hexadecimal digits of @v at @p (printf's "%016" PRIx64,
+ * which costs more than the rest of an instruction line). */
+static char *ptxed_hex16(char *p, uint64_t v)
 {
+	static const char digits[] = "0123456789abcdef";
+	int i;
+
+	for (i = 15; i >= 0; --i) {
+		p[i] = digits[v & 0xf];
+		v >>= 4;
+	}
+	return p + 16;
+}
+
+/* " xx" for each byte, padded to the longest instruction, at @p. */
+static char *ptxed_raw(char *p, const uint8_t *raw, uint8_t size)
+{
+	static const char digits[] = "0123456789abcdef";
 	uint8_t i;
 
 	if (size > pt_max_insn_size)
 		size = pt_max_insn_size;
-	for (i = 0; i < size; ++i)
-		printf(" %02x", raw[i]);
-	for (; i < pt_max_insn_size; ++i)
-		fputs("   ", stdout);
+	for (i = 0; i < size; ++i) {
+		*p++ = ' ';
+		*p++ = digits[raw[i] >> 4];
+		*p++ = digits[raw[i] & 0xf];
+	}
+	for (; i < pt_max_insn_size; ++i) {
+		memcpy(p, "   ", 3);
+		p += 3;
+	}
+	return p;
+}
+
+/* Print an instruction line: @text is the disassembly, or NULL with the
+ * formatting error @err.  The line goes out with one fwrite() where it
+ * fits into the buffer (stdio's per-call locking cost more than the
+ * rest). */
+/* fwrite() to stdout without stdio's lock where the C library has such a
+ * call. */
+static void ptxed_out(const char *buf, size_t size)
+{
+#if defined(__GLIBC__)
+	fwrite_unlocked(buf, 1, size, stdout);
+#else
+	fwrite(buf, 1, size, stdout);
+#endif
+}
+
+static void ptxed_print_line(const struct ptxed_options *options,
+                             uint64_t offset, uint64_t time, int speculative,
+                             uint64_t ip, const uint8_t *raw, uint8_t size,
+                             const char *text, int err)
+{
+	/* (Offset, time, "? ", IP, raw bytes: at most 115 bytes; then the
+	 * text.) */
+	char line[512], *p = line;
+	size_t len;
+
+	if (options->print_offset) {
+		p = ptxed_hex16(p, offset);
+		*p++ = ' ';
+		*p++ = ' ';
+	}
+	if (options->print_time) {
+		p = ptxed_hex16(p, time);
+		*p++ = ' ';
+		*p++ = ' ';
+	}
+	if (speculative) {
+		*p++ = '?';
+		*p++ = ' ';
+	}
+	p = ptxed_hex16(p, ip);
+	if (options->dont_print_insn) {
+		*p++ = '\n';
+		ptxed_out(line, (size_t)(p - line));
+		return;
+	}
+	if (options->print_raw_insn || !text)
+		p = ptxed_raw(p, raw, size);
+	if (!text) {
+		ptxed_out(line, (size_t)(p - line));
+		printf(" [disassembly error: %s]\n",
+		       pt_errstr(pt_errcode(err)));
+		return;
+	}
+	len = strlen(text);
+	if (len < sizeof(line) - (size_t)(p - line) - 3) {
+		*p++ = ' ';
+		*p++ = ' ';
+		memcpy(p, text, len);
+		p += len;
+		*p++ = '\n';
+		ptxed_out(line, (size_t)(p - line));
+		return;
+	}
+	ptxed_out(line, (size_t)(p - line));
+	fputs("  ", stdout);
+	fputs(text, stdout);
+	putchar('\n');
 }
 
 void ptxed_print_insn(const struct ptxed_options *options,
@@ -25,27 +120,28 @@ void ptxed_print_insn(const struct ptxed_options *options,
                       uint8_t size, enum pt_exec_mode mode)
 {
 	char text[256];
-	int err;
+	int err = 0;
 
-	if (options->print_offset)
-		printf("%016" PRIx64 "  ", offset);
-	if (options->print_time)
-		printf("%016" PRIx64 "  ", time);
-	if (speculative)
-		fputs("? ", stdout);
-	printf("%016" PRIx64, ip);
-	if (!options->dont_print_insn) {
+	if (!options->dont_print_insn)
 		err = ptxed_disas_format(ild, text, sizeof(text), raw, size,
 		                         mode, ip, options->att_format);
-		if (options->print_raw_insn || err < 0)
-			ptxed_print_raw(raw, size);
-		if (err < 0)
-			printf(" [disassembly error: %s]",
-			       pt_errstr(pt_errcode(err)));
-		else
-			printf("  %s", text);
-	}
-	putchar('\n');
+	ptxed_print_line(options, offset, time, speculative, ip, raw, size,
+	                 err < 0 ? NULL : text, err);
+}
+
+void ptxed_print_cached(const struct ptxed_options *options,
+                        struct ptd_ild_ctx *ild, struct ptxed_icache *cache,
+                        struct ptxed_insn_entry *entry, uint64_t offset,
+                        uint64_t time, int speculative)
+{
+	const char *text = NULL;
+	int err = 0;
+
+	if (!options->dont_print_insn)
+		text = ptxed_icache_text(cache, entry, ild, options->att_format,
+		                         &err);
+	ptxed_print_line(options, offset, time, speculative, entry->ip,
+	                 entry->raw, entry->size, text, err);
 }
 
 static const char *ptxed_exec_mode_name(enum pt_exec_mode mode)

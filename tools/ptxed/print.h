@@ -23,6 +23,16 @@ void ptxed_print_insn(const struct ptxed_options *options,
                       int speculative, uint64_t ip, const uint8_t *raw,
                       uint8_t size, enum pt_exec_mode mode);
 
+struct ptxed_icache;
+struct ptxed_insn_entry;
+
+/* ptxed_print_insn() for an instruction of @cache (its disassembly
+ * formatted once and kept there). */
+void ptxed_print_cached(const struct ptxed_options *options,
+                        struct ptd_ild_ctx *ild, struct ptxed_icache *cache,
+                        struct ptxed_insn_entry *entry, uint64_t offset,
+                        uint64_t time, int speculative);
+
 /* Print @event (status updates are the caller's business). */
 void ptxed_print_event(const struct pt_event *event,
                        const struct ptxed_options *options, uint64_t offset);

@@ -9,6 +9,7 @@
  * and --version, 1 for command-line, file and set-up errors. */
 #include "decode.h"
 #include "disas.h"
+#include "icache.h"
 #include "options.h"
 #include "print.h"
 
@@ -53,6 +54,8 @@ int main(int argc, char *argv[])
 		ptxed_run_fini(&run);
 		return 1;
 	}
+	/* (Without the cache, ptxed is slower but the same.) */
+	run.decoder.icache = ptxed_icache_alloc();
 	if (!ptxed_decode(&run.decoder, &run.options, &run.stats, ild))
 		fprintf(stderr,
 		        "%s: warning: no PSB packet in the trace, nothing to "
@@ -64,6 +67,8 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "%s: error writing the output.\n", prog);
 		status = 1;
 	}
+	ptxed_icache_free(run.decoder.icache);
+	run.decoder.icache = NULL;
 	ptxed_disas_free(ild);
 	ptxed_run_fini(&run);
 	return status;

@@ -80,6 +80,10 @@ struct ptxed_decoder {
 	 * instructions can be read back by their isid. */
 	struct pt_image_section_cache *iscache;
 	struct pt_image *image;
+
+	/* The instructions printed so far, decoded and formatted (icache.h;
+	 * NULL: none kept). */
+	struct ptxed_icache *icache;
 };
 
 #endif /* PTXED_H */
