@@ -101,7 +101,7 @@ static int ptdump_packet(struct ptdump_context *ctx, uint64_t offset,
 	int err;
 
 	ptdump_line_init(&line);
-	(void)ptdump_set(line.offset, "%016" PRIx64, offset);
+	ptdump_line_hex16(line.offset, offset);
 
 	if (options->show_raw_bytes) {
 		const uint8_t *begin = ctx->config->begin + offset;

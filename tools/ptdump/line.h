@@ -50,6 +50,10 @@ struct ptdump_line {
 /* Clear all columns. */
 void ptdump_line_init(struct ptdump_line *line);
 
+/* Write @value as 16 hexadecimal digits and a NUL to @field (printf's
+ * "%016" PRIx64, without its cost: the offset of every line). */
+void ptdump_line_hex16(char field[17], uint64_t value);
+
 /* Format into the column @field of @size bytes.  Returns 0, or -pte_internal
  * if the text did not fit (the column then holds a truncated text). */
 int ptdump_line_set(char *field, size_t size, const char *fmt, ...)
