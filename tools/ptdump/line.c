@@ -87,6 +87,13 @@ void ptdump_line_print(FILE *out, const struct ptdump_line *line,
 	char buf[256], *p = buf;
 	const char *sep = "";
 
+	/* (Each column is padded to at most its field's size.) */
+	_Static_assert(ptdump_width_offset <= sizeof(line->offset) &&
+	                       ptdump_width_raw <= sizeof(line->raw) &&
+	                       ptdump_width_opcode <= sizeof(line->opcode) &&
+	                       ptdump_width_payload <= sizeof(line->payload) &&
+	                       ptdump_width_track_id <= sizeof(line->track_id),
+	               "no column is padded beyond its field");
 	_Static_assert(sizeof(line->offset) + sizeof(line->raw) +
 	                               sizeof(line->opcode) +
 	                               sizeof(line->payload) +

@@ -8,12 +8,13 @@
 
 enum {
 	/* Entries of a new table, and the most a table may have (then the
-	 * cache starts over): 2^21 entries of 48 bytes (at most half full). */
+	 * cache starts over): 2^20 entries of 48 bytes (48 MiB, at most half
+	 * full: 2^19 instructions). */
 	ptxed_icache_min_bits = 12,
-	ptxed_icache_max_bits = 21,
+	ptxed_icache_max_bits = 20,
 	/* The most bytes of text kept (then texts are formatted into a
 	 * scratch buffer and not kept). */
-	ptxed_icache_max_text = 64 << 20,
+	ptxed_icache_max_text = 32 << 20,
 	/* The longest text ptd_ild_format() writes, with its NUL. */
 	ptxed_icache_text_size = 256
 };

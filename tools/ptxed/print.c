@@ -45,10 +45,6 @@ static char *ptxed_raw(char *p, const uint8_t *raw, uint8_t size)
 	return p;
 }
 
-/* Print an instruction line: @text is the disassembly, or NULL with the
- * formatting error @err.  The line goes out with one fwrite() where it
- * fits into the buffer (stdio's per-call locking cost more than the
- * rest). */
 /* fwrite() to stdout without stdio's lock where the C library has such a
  * call. */
 static void ptxed_out(const char *buf, size_t size)
@@ -60,13 +56,17 @@ static void ptxed_out(const char *buf, size_t size)
 #endif
 }
 
+/* Print an instruction line: @text is the disassembly, or NULL with the
+ * formatting error @err.  The line goes out with one fwrite() where it
+ * fits into the buffer (stdio's per-call locking cost more than the
+ * rest). */
 static void ptxed_print_line(const struct ptxed_options *options,
                              uint64_t offset, uint64_t time, int speculative,
                              uint64_t ip, const uint8_t *raw, uint8_t size,
                              const char *text, int err)
 {
-	/* (Offset, time, "? ", IP, raw bytes: at most 115 bytes; then the
-	 * text.) */
+	/* (Offset, time, "? ", IP, raw bytes: at most 99 bytes; then two
+	 * spaces, the text of at most 255 and the newline.) */
 	char line[512], *p = line;
 	size_t len;
 
