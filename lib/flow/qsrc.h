@@ -30,7 +30,7 @@
  * pair about every 30 blocks, 1024 and 256 made the batch block flow about
  * 3 % faster than 256 and 64 (docs/flow-batch.md, stop 18), for 51 KiB per
  * decoder. */
-enum { ptd_qsrc_nitems = 1024, ptd_qsrc_nevents = 256 };
+enum { ptd_qsrc_nitems = 2048, ptd_qsrc_nevents = 512 };
 
 struct ptd_qsrc {
 	struct pt_query_decoder *qry;
