@@ -28,8 +28,8 @@
 /* The items and events of a batch.  Each batch costs the flow decoders a
  * refill (the batch decoder's chains end there); on mruby, with an event
  * pair about every 30 blocks, 1024 and 256 made the batch block flow about
- * 3 % faster than 256 and 64 (docs/flow-batch.md, stop 18), for 51 KiB per
- * decoder. */
+ * 3 % faster than 256 and 64, and 2048 and 512 the instruction flow another
+ * 2 % (docs/flow-batch.md, stop 18), for 100 KiB per decoder. */
 enum { ptd_qsrc_nitems = 2048, ptd_qsrc_nevents = 512 };
 
 struct ptd_qsrc {
