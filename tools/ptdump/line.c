@@ -22,13 +22,14 @@ void ptdump_line_init(struct ptdump_line *line)
 	line->skip = 0;
 }
 
+static const char ptdump_hex[] = "0123456789abcdef";
+
 void ptdump_line_hex16(char field[17], uint64_t value)
 {
-	static const char hex[] = "0123456789abcdef";
 	int i;
 
 	for (i = 15; i >= 0; --i) {
-		field[i] = hex[value & 0xf];
+		field[i] = ptdump_hex[value & 0xf];
 		value >>= 4;
 	}
 	field[16] = '\0';
@@ -52,14 +53,13 @@ int ptdump_line_set(char *field, size_t size, const char *fmt, ...)
 int ptdump_line_set_raw(struct ptdump_line *line, const uint8_t *begin,
                         size_t size)
 {
-	static const char hex[] = "0123456789abcdef";
 	size_t room = (sizeof(line->raw) - 1) / 2;
 	size_t n = (size < room) ? size : room;
 	size_t i;
 
 	for (i = 0; i < n; ++i) {
-		line->raw[2 * i] = hex[begin[i] >> 4];
-		line->raw[2 * i + 1] = hex[begin[i] & 0xf];
+		line->raw[2 * i] = ptdump_hex[begin[i] >> 4];
+		line->raw[2 * i + 1] = ptdump_hex[begin[i] & 0xf];
 	}
 	line->raw[2 * n] = '\0';
 	return (n == size) ? 0 : -pte_internal;

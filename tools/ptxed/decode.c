@@ -148,26 +148,23 @@ static void ptxed_print_decoded(struct ptxed_decoder *decoder,
                                 const struct pt_insn *insn, uint64_t offset,
                                 uint64_t time)
 {
-	const int keep = insn->isid > 0 && !insn->truncated;
 	struct ptxed_insn_entry *e = NULL;
+	struct ptxed_insn_info info;
 
 	/* (An instruction that spans two sections has bytes of both, and one
 	 * read through the image's callback has no section (isid 0): neither
-	 * is kept.  Otherwise its IP, mode and section fix its bytes.) */
-	if (keep)
+	 * is kept.  Otherwise its IP, mode and section fix its bytes, and an
+	 * entry of another size cannot be; were there one, this instruction
+	 * is printed without the cache.) */
+	if (insn->isid > 0 && !insn->truncated) {
 		e = ptxed_icache_find(decoder->icache, insn->ip, insn->mode,
 		                      insn->isid);
-	if (keep && (!e || e->size != insn->size)) {
-		struct ptxed_insn_info info;
-		/* (An entry of another size stays; this one is printed
-		 * without the cache.) */
-		const struct ptxed_insn_entry *e_old = e;
-
-		e = NULL;
-		if (insn->size && insn->size <= pt_max_insn_size &&
-		    ptxed_disas_decode(ild, &info, insn->raw, insn->size,
-		                       insn->mode, insn->ip) >= 0 &&
-		    info.size == insn->size && !e_old)
+		if (e && e->size != insn->size)
+			e = NULL;
+		else if (!e && insn->size && insn->size <= pt_max_insn_size &&
+		         ptxed_disas_decode(ild, &info, insn->raw, insn->size,
+		                            insn->mode, insn->ip) >= 0 &&
+		         info.size == insn->size)
 			e = ptxed_icache_add(decoder->icache, insn->ip,
 			                     insn->mode, insn->isid, insn->raw,
 			                     insn->size, info.iclass,
@@ -306,14 +303,15 @@ static void ptxed_print_block(struct ptxed_decoder *decoder,
 
 	while (ninsn) {
 		struct ptxed_insn_info info;
+		/* (The last instruction of a truncated block is the block's
+		 * own bytes, not the section's.) */
+		const int keep = block->isid > 0 &&
+		                 !(ip == block->end_ip && block->truncated);
 		struct ptxed_insn_entry *e = NULL;
 		uint8_t raw[pt_max_insn_size];
 		int size, err;
 
-		/* (The last instruction of a truncated block is the block's
-		 * own bytes, not the section's.) */
-		if (block->isid > 0 &&
-		    !(ip == block->end_ip && block->truncated))
+		if (keep)
 			e = ptxed_icache_find(decoder->icache, ip, block->mode,
 			                      block->isid);
 		if (e) {
@@ -341,8 +339,7 @@ static void ptxed_print_block(struct ptxed_decoder *decoder,
 		}
 		err = ptxed_disas_decode(ild, &info, raw, (size_t)size,
 		                         block->mode, ip);
-		if (err >= 0 && block->isid > 0 &&
-		    !(ip == block->end_ip && block->truncated))
+		if (err >= 0 && keep)
 			e = ptxed_icache_add(decoder->icache, ip, block->mode,
 			                     block->isid, raw, info.size,
 			                     info.iclass, info.next_ip);

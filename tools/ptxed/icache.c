@@ -14,9 +14,7 @@ enum {
 	ptxed_icache_max_bits = 20,
 	/* The most bytes of text kept (then texts are formatted into a
 	 * scratch buffer and not kept). */
-	ptxed_icache_max_text = 32 << 20,
-	/* The longest text ptd_ild_format() writes, with its NUL. */
-	ptxed_icache_text_size = 256
+	ptxed_icache_max_text = 32 << 20
 };
 
 struct ptxed_icache {
@@ -27,7 +25,7 @@ struct ptxed_icache {
 	/* The texts, NUL-terminated, one after the other. */
 	char *text;
 	size_t ntext, captext;
-	char scratch[ptxed_icache_text_size];
+	char scratch[ptxed_text_size];
 };
 
 struct ptxed_icache *ptxed_icache_alloc(void)

@@ -17,6 +17,10 @@
 
 struct ptd_ild_ctx;
 
+/* The room for an instruction's disassembly text, its NUL included (what
+ * ptd_ild_format() may write). */
+enum { ptxed_text_size = 256 };
+
 /* One instruction. */
 struct ptxed_insn_entry {
 	uint64_t ip;

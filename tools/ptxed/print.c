@@ -11,15 +11,16 @@
 #include <stdio.h>
 #include <string.h>
 
+static const char ptxed_digits[] = "0123456789abcdef";
+
 /* The 16 lowercase hexadecimal digits of @v at @p (printf's "%016" PRIx64,
  * which costs more than the rest of an instruction line). */
 static char *ptxed_hex16(char *p, uint64_t v)
 {
-	static const char digits[] = "0123456789abcdef";
 	int i;
 
 	for (i = 15; i >= 0; --i) {
-		p[i] = digits[v & 0xf];
+		p[i] = ptxed_digits[v & 0xf];
 		v >>= 4;
 	}
 	return p + 16;
@@ -28,15 +29,14 @@ static char *ptxed_hex16(char *p, uint64_t v)
 /* " xx" for each byte, padded to the longest instruction, at @p. */
 static char *ptxed_raw(char *p, const uint8_t *raw, uint8_t size)
 {
-	static const char digits[] = "0123456789abcdef";
 	uint8_t i;
 
 	if (size > pt_max_insn_size)
 		size = pt_max_insn_size;
 	for (i = 0; i < size; ++i) {
 		*p++ = ' ';
-		*p++ = digits[raw[i] >> 4];
-		*p++ = digits[raw[i] & 0xf];
+		*p++ = ptxed_digits[raw[i] >> 4];
+		*p++ = ptxed_digits[raw[i] & 0xf];
 	}
 	for (; i < pt_max_insn_size; ++i) {
 		memcpy(p, "   ", 3);
@@ -56,9 +56,9 @@ static void ptxed_out(const char *buf, size_t size)
 #endif
 }
 
-/* Print an instruction line: @text is the disassembly, or NULL with the
- * formatting error @err.  The line goes out with one fwrite() where it
- * fits into the buffer (stdio's per-call locking cost more than the
+/* Print an instruction line: @text is the disassembly (shorter than
+ * ptxed_text_size), or NULL with the formatting error @err.  The line goes
+ * out with one fwrite() (stdio's per-call locking cost more than the
  * rest). */
 static void ptxed_print_line(const struct ptxed_options *options,
                              uint64_t offset, uint64_t time, int speculative,
@@ -66,8 +66,8 @@ static void ptxed_print_line(const struct ptxed_options *options,
                              const char *text, int err)
 {
 	/* (Offset, time, "? ", IP, raw bytes: at most 99 bytes; then two
-	 * spaces, the text of at most 255 and the newline.) */
-	char line[512], *p = line;
+	 * spaces, the text and the newline.) */
+	char line[128 + ptxed_text_size], *p = line;
 	size_t len;
 
 	if (options->print_offset) {
@@ -99,19 +99,12 @@ static void ptxed_print_line(const struct ptxed_options *options,
 		return;
 	}
 	len = strlen(text);
-	if (len < sizeof(line) - (size_t)(p - line) - 3) {
-		*p++ = ' ';
-		*p++ = ' ';
-		memcpy(p, text, len);
-		p += len;
-		*p++ = '\n';
-		ptxed_out(line, (size_t)(p - line));
-		return;
-	}
+	*p++ = ' ';
+	*p++ = ' ';
+	memcpy(p, text, len);
+	p += len;
+	*p++ = '\n';
 	ptxed_out(line, (size_t)(p - line));
-	fputs("  ", stdout);
-	fputs(text, stdout);
-	putchar('\n');
 }
 
 void ptxed_print_insn(const struct ptxed_options *options,
@@ -119,7 +112,7 @@ void ptxed_print_insn(const struct ptxed_options *options,
                       int speculative, uint64_t ip, const uint8_t *raw,
                       uint8_t size, enum pt_exec_mode mode)
 {
-	char text[256];
+	char text[ptxed_text_size];
 	int err = 0;
 
 	if (!options->dont_print_insn)
