@@ -20,6 +20,11 @@ void ptd_flow_batch_set_ckpt_calls(struct ptd_flow_batch *dec, uint32_t calls);
 void ptd_flow_batch_set_batch_size(struct ptd_flow_batch *dec, uint32_t nitems,
                                    uint32_t nevents);
 
+/* Write instruction IPs and times with the plain loop (@level 0), the AVX2
+ * one (1) or the AVX-512 one (2), at most what the CPU has (the default).
+ * Tests choose each, so that every copy of the instruction loop runs. */
+void ptd_flow_batch_set_simd(struct ptd_flow_batch *dec, int level);
+
 /* Flush @dec's run cache whenever it holds @runs runs (1 up to the default
  * of 2^20).  Tests flush it often, so that a run's links, successors and
  * return-shadow entries are often left over from a flushed cache and must

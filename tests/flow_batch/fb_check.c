@@ -226,6 +226,11 @@ static int run_batch(const struct pt_config *config, struct pt_image *image,
 	 * with arrays of 7 entries every 3 runs, so that flushes also fall
 	 * between a lookup and the link it would store. */
 	ptd_flow_batch_set_max_runs(dec, cap == 7 ? 3 : 512);
+	/* The AVX2 copy of the instruction loop here (where the CPU has it),
+	 * the best one with the events in the same call, the plain one in
+	 * run_ips(). */
+	if (!inline_ev)
+		ptd_flow_batch_set_simd(dec, 1);
 	for (;;) {
 		uint64_t off = 0;
 
@@ -366,6 +371,7 @@ static int run_ips(const char *name, const struct pt_config *config,
 
 	if (!dec || !ips || ptd_flow_batch_set_image(dec, image) < 0)
 		goto out;
+	ptd_flow_batch_set_simd(dec, 0);
 	err = 0;
 	for (;;) {
 		status = ptd_flow_batch_sync_forward(dec);
