@@ -201,6 +201,12 @@ struct ptd_flow_batch {
 	 * of the trace, and its cache generation (fb_no_run: none): the next
 	 * call looks the run at its IP up among that run's successors. */
 	uint32_t last_idx, last_gen;
+	/* While ptd_flow_decode_*() runs ptd_flow_next_*(): the caller's
+	 * events and the number of instructions (blocks) written before this
+	 * call's arrays, so that the chain loops can report the commonest
+	 * pair of events themselves (FB_CHAIN_PAIR); else NULL. */
+	struct ptd_flow_events *pev;
+	size_t pev_at;
 	/* The status that the last synchronization, ptd_flow_next_*() or
 	 * event call returned (pts_event_pending: an event waits for
 	 * ptd_flow_batch_event(); ptd_flow_decode_*() drain it first). */
@@ -1182,6 +1188,161 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 		tscs[k - 1] = tlast;
 }
 
+/* --- Event pairs in the chain ----------------------------------------------
+ *
+ * mruby's calls into the C library leave the IP filter: a TIP.PGD bound to
+ * the branch that leaves (a PLT's indirect jump, say) and a TIP.PGE where
+ * the trace comes back, about every 30 blocks.  The engine's way through
+ * such a pair (the outcome before the disable, fetching the disable, the
+ * runs up to the branch it binds to, fb_drain_pair(), the next call of
+ * ptd_flow_next_*()) is the same every time; with the caller's events at
+ * hand (ptd_flow_decode_*()), the chain takes it itself. */
+
+/* Whether the chain's run (a conditional branch) holds the last outcome of
+ * its item back because a disable (TIP.PGD with an IP) and an enable
+ * (TIP.PGE with an IP) follow, with a result after them that is neither an
+ * event nor an error; the caller's events have room for both, and the
+ * engine is in the state where fb_drain_pair() applies after the disable
+ * binds. */
+static inline int fb_pair_ok(const struct ptd_flow_batch *dec,
+                             const struct fb_chain *c)
+{
+	const struct ptd_qsrc *qs = c->qs;
+	const struct ptd_flow *flow = &dec->flow;
+	const struct ptd_qry_item *it = c->it;
+	const struct pt_event *d, *e;
+
+	if (!it || c->left || c->used + 1u != it->count ||
+	    c->pos + 3 >= qs->n || c->logroom < 3)
+		return 0;
+	if (it[1].kind != ptd_qry_item_event ||
+	    it[2].kind != ptd_qry_item_event ||
+	    it[3].kind == ptd_qry_item_event ||
+	    it[3].kind == ptd_qry_item_error)
+		return 0;
+	d = &qs->events[it[1].value];
+	e = &qs->events[it[2].value];
+	if (d->type != ptev_disabled || d->ip_suppressed || d->status_update ||
+	    e->type != ptev_enabled || e->ip_suppressed || e->status_update)
+		return 0;
+	return dec->pev->n - dec->pev->count >= 2 && !flow->block &&
+	       !flow->et_branch && !flow->tick && flow->enabled &&
+	       !flow->process_insn;
+}
+
+/* In FB_CHAIN_LOOP, at run @r (index @idx) when fb_pair_ok(): take the held
+ * outcome (ptd_qsrc_cond()) and the disable (flow_event_pending()), then the
+ * runs up to the branch the disable binds to as fb_exec_disabled() does,
+ * then report the disable and the enable as fb_drain_pair() does, and go on
+ * at the enable's IP.  Where a run is not one of those (no run, no room,
+ * no branch at its end, a branch the engine takes), it stops there with
+ * the engine as after the same steps (the disable waiting to bind), and the
+ * caller's loop goes on from there. */
+#define FB_CHAIN_PAIR(ROOM, EMIT)                                              \
+	{                                                                      \
+		struct ptd_qsrc *qs_ = c_.qs;                                  \
+		const struct ptd_qry_item *it_ = c_.it;                        \
+		const struct ptd_qry_item *itd_ = it_ + 1, *ite_ = it_ + 2;    \
+		struct ptd_flow_events *pev_ = dec->pev;                       \
+		const uint64_t dip_ =                                          \
+		        qs_->events[itd_->value].variant.disabled.ip;          \
+		const int tk_ = fb_chain_bit(&c_);                             \
+		struct pt_event *en_;                                          \
+		uint32_t q_;                                                   \
+		size_t k_;                                                     \
+		int bound_ = 0;                                                \
+                                                                               \
+		fb_chain_end(dec, &c_, r->ip);                                 \
+		status = 0;                                                    \
+		if (qs_->sync_known) {                                         \
+			qs_->log[qs_->nlog++] = ptd_qsrc_call_cond;            \
+			qs_->log[qs_->nlog++] = ptd_qsrc_call_event;           \
+		}                                                              \
+		qs_->pos += 2;                                                 \
+		qs_->used = 0;                                                 \
+		flow_->event = qs_->events[itd_->value];                       \
+		ptd_qsrc_take_time(qs_, itd_);                                 \
+		flow_->process_event = 1;                                      \
+		flow_->status = pts_event_pending;                             \
+		ip = tk_ ? r->tgt_ip : r->fall_ip;                             \
+		flow_->ip = ip;                                                \
+		tlast = qs_->tsc;                                              \
+		EMIT;                                                          \
+		t = tlast;                                                     \
+		q_ = fb_follow(dec, idx, tk_, ip, mode_);                      \
+		while (q_ != fb_no_run) {                                      \
+			r = &dec->runs[q_];                                    \
+			if (!(ROOM) || !r->has_term)                           \
+				break;                                         \
+			switch (r->fkind) {                                    \
+			case fb_fk_cond:                                       \
+			case fb_fk_ret:                                        \
+			case fb_fk_ijmp:                                       \
+				ip = 0;                                        \
+				bound_ = 1;                                    \
+				break;                                         \
+			case fb_fk_icall:                                      \
+				ip = r->fall_ip;                               \
+				bound_ = 1;                                    \
+				break;                                         \
+			case fb_fk_jmp:                                        \
+			case fb_fk_call:                                       \
+			case fb_fk_call_nopush:                                \
+				ip = r->tgt_ip;                                \
+				if (ip == dip_) {                              \
+					bound_ = 1;                            \
+					break;                                 \
+				}                                              \
+				if (r->fkind == fb_fk_call)                    \
+					ptd_retstack_push(&flow_->retstack,    \
+					                  r->fall_ip);         \
+				break;                                         \
+			default:                                               \
+				break;                                         \
+			}                                                      \
+			if (!bound_ && r->fkind != fb_fk_jmp &&                \
+			    r->fkind != fb_fk_call &&                          \
+			    r->fkind != fb_fk_call_nopush)                     \
+				break;                                         \
+			flow_->ip = ip;                                        \
+			EMIT;                                                  \
+			if (bound_)                                            \
+				break;                                         \
+			q_ = fb_follow(dec, q_, 1, ip, mode_);                 \
+		}                                                              \
+		if (!bound_) {                                                 \
+			/* (flow_->ip is the run's not taken.) */              \
+			if (q_ != fb_no_run)                                   \
+				flow_->ip = dec->runs[q_].ip;                  \
+			break;                                                 \
+		}                                                              \
+		/* The pair. */                                                \
+		ptd_fmem_check(&flow_->mem);                                   \
+		k_ = pev_->count;                                              \
+		pev_->events[k_] = flow_->event;                               \
+		flow_->process_event = 0;                                      \
+		if (qs_->sync_known)                                           \
+			qs_->log[qs_->nlog++] = ptd_qsrc_call_event;           \
+		en_ = &pev_->events[k_ + 1];                                   \
+		*en_ = qs_->events[ite_->value];                               \
+		ptd_qsrc_take_time(qs_, ite_);                                 \
+		qs_->pos++;                                                    \
+		flow_->status = 0;                                             \
+		pev_->at[k_] = dec->pev_at + i;                                \
+		pev_->at[k_ + 1] = dec->pev_at + i;                            \
+		if (flow_->ip == en_->variant.enabled.ip)                      \
+			en_->variant.enabled.resumed = 1;                      \
+		flow_->ip = en_->variant.enabled.ip;                           \
+		flow_->enabled = 1;                                            \
+		flow_->event = *en_;                                           \
+		pev_->count = k_ + 2;                                          \
+		idx = fb_next(dec, q_, flow_->ip, mode_);                      \
+		fb_chain_begin(dec, &c_);                                      \
+		if (idx == fb_no_run)                                          \
+			break;                                                 \
+		continue;                                                      \
+	}
+
 /* The chain loop's inner loop, at the top of each of its turns (run @r at
  * index @idx): runs that end in a conditional branch, one after the other
  * on the outcomes of the chain's current TNT item, while each one's link
@@ -1274,6 +1435,9 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
 				tlast = c_.tsc;                                \
 				EMIT;                                          \
 			} else {                                               \
+				if (r->fkind == fb_fk_cond && dec->pev &&      \
+				    fb_pair_ok(dec, &c_))                      \
+					FB_CHAIN_PAIR(ROOM, EMIT)              \
 				fb_chain_end(dec, &c_, r->ip);                 \
 				status = fb_exec_term(flow_, &r->term);        \
 				tlast = fb_now(flow_);                         \
@@ -1819,6 +1983,8 @@ static int fb_decode(struct ptd_flow_batch *dec, const struct fb_out *out,
 		if (status < 0 || (status & (pts_event_pending | pts_eos)) ||
 		    cnt == n)
 			break;
+		dec->pev = ev;
+		dec->pev_at = cnt;
 		if (out->blocks)
 			status = ptd_flow_next_blocks(dec, out->blocks + cnt,
 			                              n - cnt, &k);
@@ -1827,6 +1993,7 @@ static int fb_decode(struct ptd_flow_batch *dec, const struct fb_out *out,
 			                             out->tscs ? out->tscs + cnt
 			                                       : NULL,
 			                             n - cnt, &k);
+		dec->pev = NULL;
 		cnt += k;
 		/* (Without an event pending, it stopped at the end of the
 		 * arrays or of the trace.) */

@@ -3,16 +3,19 @@
  *
  *	test_flow_batch api
  *	test_flow_batch long
+ *	test_flow_batch pairs
  *	test_flow_batch corpus <libxdc-dir> [quick]
  *	test_flow_batch gen <first-seed> <count> <steps>
  *	test_flow_batch corrupt <first-seed> <count> <steps>
  *
  * api: the argument checks.  long: straight code longer than a run, cut by
- * arrays of many sizes.  corpus: libxdc's foo, mruby and Unzip traces with
- * their page dumps as the image (exit 77 when absent).  gen: code + trace
- * pairs of tests/flow's generator (odd seeds with walks that also leave the
- * traced code through branches, every fourth seed with tick events).
- * corrupt: the same with one to three bytes of each trace overwritten
+ * arrays of many sizes.  pairs: a disable and an enable, the disable
+ * bound to a direct jump, a direct call or an indirect call, around a
+ * call pushed while it waits, many times in a row.  corpus: libxdc's foo, mruby
+ *and Unzip traces with their page dumps as the image (exit 77 when absent).
+ *gen: code + trace pairs of tests/flow's generator (odd seeds with walks that
+ *also leave the traced code through branches, every fourth seed with tick
+ *events). corrupt: the same with one to three bytes of each trace overwritten
  * (decode errors, resynchronization, offsets; at most 20 times the walk's
  * instructions, as a corrupted trace can loop).  Each input is decoded with
  * array sizes 4096, 1 and 7 (so that runs are cut by a full array, too; with
@@ -362,12 +365,189 @@ static int api(void)
 	return bad;
 }
 
+/* Append packet @type (TIP kinds: IP @ip, full; TNT-8: @bits outcomes
+ * @value) to @enc; returns 0 or -1. */
+static int enc_packet(struct pt_encoder *enc, enum pt_packet_type type,
+                      uint64_t ip, uint8_t bits, uint64_t value)
+{
+	struct pt_packet pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = type;
+	switch (type) {
+	case ppt_tip:
+	case ppt_tip_pge:
+	case ppt_tip_pgd:
+		pkt.payload.ip.ipc = pt_ipc_sext_48;
+		pkt.payload.ip.ip = ip;
+		break;
+	case ppt_tnt_8:
+		pkt.payload.tnt.bit_size = bits;
+		pkt.payload.tnt.payload = value;
+		break;
+	case ppt_mode:
+		pkt.payload.mode.leaf = pt_mol_exec;
+		pkt.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+		break;
+	default:
+		break;
+	}
+	return pt_enc_next(enc, &pkt) < 0 ? -1 : 0;
+}
+
+/* Tracing leaves and comes back @rounds times, the disable bound to the
+ * branch at C, which the outcome of a conditional branch before it holds
+ * back (the chain's way through such a pair, FB_CHAIN_PAIR):
+ *
+ *	A: jz B              one outcome, then TIP.PGD, TIP.PGE
+ *	B: call C            pushes D while the disable waits
+ *	D: jmp G
+ *	C: (@how) 0: jmp OUT, 1: call OUT (both bound: their target is the
+ *	   disable IP), 2: call *%rax (bound; tracing comes back at its
+ *	   return address E, so the enable is "resumed")
+ *	E: jz F
+ *	F: ret               compressed: returns to D, which the call at B
+ *	                     pushed
+ *	G: jmp *%rax         TIP to A
+ *
+ * Every array size must give pt_insn_next()'s instructions and events. */
+static int pair_case(int how, unsigned rounds)
+{
+	static const size_t pcaps[] = {4096, 1, 2, 3, 5, 7, 64};
+	const uint64_t base = 0x400000, out = 0x500000;
+	uint8_t code[32], *trace;
+	struct pt_encoder *enc;
+	struct pt_image *image;
+	struct pt_config config;
+	const size_t cap = 64 + 32 * (size_t)rounds;
+	const uint64_t a = base, c = base + 9, d = base + 7;
+	uint64_t e, g;
+	char name[64];
+	unsigned r;
+	size_t i, at = 0;
+	int bad = 0, err = 0;
+
+	memset(code, 0x90, sizeof(code));
+	code[0] = 0x74; /* A: jz B */
+	code[1] = 0x00;
+	code[2] = 0xe8; /* B: call C */
+	code[3] = 0x02;
+	memset(code + 4, 0, 3);
+	if (how == 2) {
+		code[9] = 0xff; /* C: call *%rax */
+		code[10] = 0xd0;
+		at = 11;
+	} else {
+		const int32_t rel = (int32_t)(out - (c + 5));
+
+		code[9] = how ? 0xe8 : 0xe9; /* C: call/jmp OUT */
+		memcpy(code + 10, &rel, sizeof(rel));
+		at = 14;
+	}
+	e = base + at;
+	code[at] = 0x74; /* E: jz F */
+	code[at + 1] = 0x00;
+	code[at + 2] = 0xc3; /* F: ret */
+	g = base + at + 3;
+	code[at + 3] = 0xff; /* G: jmp *%rax */
+	code[at + 4] = 0xe0;
+	{
+		const int8_t rel = (int8_t)(g - (d + 2));
+
+		code[7] = 0xeb; /* D: jmp G */
+		code[8] = (uint8_t)rel;
+	}
+
+	trace = malloc(cap);
+	if (!trace)
+		return 1;
+	pt_config_init(&config);
+	config.begin = trace;
+	config.end = trace + cap;
+	enc = pt_alloc_encoder(&config);
+	err |= !enc;
+	if (enc) {
+		struct pt_packet pkt;
+
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.type = ppt_psb;
+		err |= pt_enc_next(enc, &pkt) < 0;
+		pkt.type = ppt_psbend;
+		err |= pt_enc_next(enc, &pkt) < 0;
+		err |= enc_packet(enc, ppt_mode, 0, 0, 0);
+		err |= enc_packet(enc, ppt_tip_pge, a, 0, 0);
+		for (r = 0; r < rounds; ++r) {
+			err |= enc_packet(enc, ppt_tnt_8, 0, 1, r & 1);
+			err |= enc_packet(enc, ppt_tip_pgd, how == 2 ? e : out,
+			                  0, 0);
+			err |= enc_packet(enc, ppt_tip_pge, e, 0, 0);
+			/* E's outcome, then F's return (compressed). */
+			err |= enc_packet(enc, ppt_tnt_8, 0, 2, (r & 2) | 1);
+			err |= enc_packet(enc, ppt_tip, a, 0, 0);
+		}
+		err |= enc_packet(enc, ppt_tnt_8, 0, 1, 0);
+		err |= enc_packet(enc, ppt_tip_pgd, out, 0, 0);
+		{
+			uint64_t off = 0;
+
+			err |= pt_enc_get_offset(enc, &off) < 0;
+			config.end = trace + off;
+		}
+		pt_free_encoder(enc);
+	}
+	image = pt_image_alloc(NULL);
+	err |= !image || ptd_image_add_buffer(image, code, sizeof(code), NULL,
+	                                      base, 0) < 0;
+	if (err) {
+		fprintf(stderr, "pairs %d: cannot set up\n", how);
+		pt_image_free(image);
+		free(trace);
+		return 1;
+	}
+	snprintf(name, sizeof(name), "pairs %d x %u", how, rounds);
+	for (i = 0; i < sizeof(pcaps) / sizeof(pcaps[0]); ++i) {
+		struct fb_check_result res;
+		int rc = fb_check(name, &config, image, pcaps[i], 0, &res);
+
+		/* Per round: A, B, C, E, F, D, G, and a disable and an enable;
+		 * A, B, C at the end; the first enable, its exec mode and the
+		 * last disable. */
+		if (rc || res.insns != 7 * (uint64_t)rounds + 3 ||
+		    res.events != 2 * (uint64_t)rounds + 3) {
+			fprintf(stderr,
+			        "FAIL %s (array size %zu): %d, %" PRIu64
+			        " instructions, %" PRIu64 " events\n",
+			        name, pcaps[i], rc, res.insns, res.events);
+			bad = 1;
+		}
+	}
+	pt_image_free(image);
+	free(trace);
+	return bad;
+}
+
+static int pairs(void)
+{
+	static const unsigned rounds[] = {1, 2, 40, 700};
+	int bad = 0, how;
+	size_t i;
+
+	for (how = 0; how < 3; ++how)
+		for (i = 0; i < sizeof(rounds) / sizeof(rounds[0]); ++i)
+			bad |= pair_case(how, rounds[i]);
+	if (!bad)
+		printf("ok: event pairs\n");
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "api"))
 		return api();
 	if (argc == 2 && !strcmp(argv[1], "long"))
 		return long_runs();
+	if (argc == 2 && !strcmp(argv[1], "pairs"))
+		return pairs();
 	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "quick"))) &&
 	    !strcmp(argv[1], "corpus"))
 		return corpus(argv[2], argc == 4);
@@ -378,7 +558,7 @@ int main(int argc, char **argv)
 		           (size_t)strtoull(argv[4], NULL, 0),
 		           !strcmp(argv[1], "corrupt"));
 	fprintf(stderr,
-	        "usage: %s api | long | corpus <libxdc-dir> [quick] | "
+	        "usage: %s api | long | pairs | corpus <libxdc-dir> [quick] | "
 	        "gen|corrupt "
 	        "<first> <count> <steps>\n",
 	        argv[0]);
