@@ -1198,23 +1198,39 @@ static inline void fb_emit(const struct ptd_flow_batch *dec,
  * ptd_flow_next_*()) is the same every time; with the caller's events at
  * hand (ptd_flow_decode_*()), the chain takes it itself. */
 
-/* Whether the chain's run (a conditional branch) holds the last outcome of
- * its item back because a disable (TIP.PGD with an IP) and an enable
- * (TIP.PGE with an IP) follow, with a result after them that is neither an
- * event nor an error; the caller's events have room for both, and the
- * engine is in the state where fb_drain_pair() applies after the disable
- * binds. */
+/* Whether the chain's run @r holds its result back because a disable
+ * (TIP.PGD with an IP) and an enable (TIP.PGE with an IP) follow it, with a
+ * result after them that is neither an event nor an error: the last outcome
+ * of its TNT item (a conditional branch, or a compressed return with a
+ * return address to pop) or a TIP with an IP (an indirect jump or call, or
+ * an uncompressed return).  The caller's events have room for both, and
+ * the engine is in the state where fb_drain_pair() applies after the
+ * disable binds. */
 static inline int fb_pair_ok(const struct ptd_flow_batch *dec,
-                             const struct fb_chain *c)
+                             const struct fb_chain *c, const struct fb_run *r)
 {
 	const struct ptd_qsrc *qs = c->qs;
 	const struct ptd_flow *flow = &dec->flow;
-	const struct ptd_qry_item *it = c->it;
+	const struct ptd_qry_item *it;
 	const struct pt_event *d, *e;
 
-	if (!it || c->left || c->used + 1u != it->count ||
-	    c->pos + 3 >= qs->n || c->logroom < 3)
+	if (c->pos + 3 >= qs->n || c->logroom < 4)
 		return 0;
+	it = &qs->items[c->pos];
+	if (c->it) {
+		if (c->left || c->used + 1u != it->count)
+			return 0;
+		if (r->fkind == fb_fk_ret) {
+			if (!fb_chain_bit(c) || !flow->retstack.count)
+				return 0;
+		} else if (r->fkind != fb_fk_cond) {
+			return 0;
+		}
+	} else if (it->kind != ptd_qry_item_tip ||
+	           (it->flags & ptd_qry_item_ip_suppressed) ||
+	           r->fkind < fb_fk_ret) {
+		return 0;
+	}
 	if (it[1].kind != ptd_qry_item_event ||
 	    it[2].kind != ptd_qry_item_event ||
 	    it[3].kind == ptd_qry_item_event ||
@@ -1231,7 +1247,7 @@ static inline int fb_pair_ok(const struct ptd_flow_batch *dec,
 }
 
 /* In FB_CHAIN_LOOP, at run @r (index @idx) when fb_pair_ok(): take the held
- * outcome (ptd_qsrc_cond()) and the disable (flow_event_pending()), then the
+ * result (fb_exec_term()) and the disable (flow_event_pending()), then the
  * runs up to the branch the disable binds to as fb_exec_disabled() does,
  * then report the disable and the enable as fb_drain_pair() does, and go on
  * at the enable's IP.  Where a run is not one of those (no run, no room,
@@ -1241,12 +1257,14 @@ static inline int fb_pair_ok(const struct ptd_flow_batch *dec,
 #define FB_CHAIN_PAIR(ROOM, EMIT)                                              \
 	{                                                                      \
 		struct ptd_qsrc *qs_ = c_.qs;                                  \
-		const struct ptd_qry_item *it_ = c_.it;                        \
+		const struct ptd_qry_item *it_ = &qs_->items[c_.pos];          \
 		const struct ptd_qry_item *itd_ = it_ + 1, *ite_ = it_ + 2;    \
 		struct ptd_flow_events *pev_ = dec->pev;                       \
+		struct ptd_retstack *rs_ = &flow_->retstack;                   \
 		const uint64_t dip_ =                                          \
 		        qs_->events[itd_->value].variant.disabled.ip;          \
-		const int tk_ = fb_chain_bit(&c_);                             \
+		const int tnt_ = c_.it != NULL;                                \
+		const int tk_ = tnt_ ? fb_chain_bit(&c_) : 1;                  \
 		struct pt_event *en_;                                          \
 		uint32_t q_;                                                   \
 		size_t k_;                                                     \
@@ -1254,8 +1272,15 @@ static inline int fb_pair_ok(const struct ptd_flow_batch *dec,
                                                                                \
 		fb_chain_end(dec, &c_, r->ip);                                 \
 		status = 0;                                                    \
+		/* The held result: ptd_qsrc_cond() (refused before a TIP      \
+		 * for a return), ptd_qsrc_indirect(); the disable:            \
+		 * flow_event_pending(). */                                    \
 		if (qs_->sync_known) {                                         \
-			qs_->log[qs_->nlog++] = ptd_qsrc_call_cond;            \
+			if (tnt_ || r->fkind == fb_fk_ret)                     \
+				qs_->log[qs_->nlog++] = ptd_qsrc_call_cond;    \
+			if (!tnt_)                                             \
+				qs_->log[qs_->nlog++] =                        \
+				        ptd_qsrc_call_indirect;                \
 			qs_->log[qs_->nlog++] = ptd_qsrc_call_event;           \
 		}                                                              \
 		qs_->pos += 2;                                                 \
@@ -1264,12 +1289,23 @@ static inline int fb_pair_ok(const struct ptd_flow_batch *dec,
 		ptd_qsrc_take_time(qs_, itd_);                                 \
 		flow_->process_event = 1;                                      \
 		flow_->status = pts_event_pending;                             \
-		ip = tk_ ? r->tgt_ip : r->fall_ip;                             \
+		if (!tnt_) {                                                   \
+			ip = it_->value;                                       \
+			if (r->fkind == fb_fk_icall)                           \
+				ptd_retstack_push(rs_, r->fall_ip);            \
+		} else if (r->fkind == fb_fk_ret) {                            \
+			ip = 0;                                                \
+			(void)ptd_retstack_pop(rs_, &ip);                      \
+		} else {                                                       \
+			ip = tk_ ? r->tgt_ip : r->fall_ip;                     \
+		}                                                              \
 		flow_->ip = ip;                                                \
 		tlast = qs_->tsc;                                              \
 		EMIT;                                                          \
 		t = tlast;                                                     \
-		q_ = fb_follow(dec, idx, tk_, ip, mode_);                      \
+		q_ = r->fkind == fb_fk_cond                                    \
+		             ? fb_follow(dec, idx, tk_, ip, mode_)             \
+		             : fb_next(dec, idx, ip, mode_);                   \
 		while (q_ != fb_no_run) {                                      \
 			r = &dec->runs[q_];                                    \
 			if (!(ROOM) || !r->has_term)                           \
@@ -1294,8 +1330,7 @@ static inline int fb_pair_ok(const struct ptd_flow_batch *dec,
 					break;                                 \
 				}                                              \
 				if (r->fkind == fb_fk_call)                    \
-					ptd_retstack_push(&flow_->retstack,    \
-					                  r->fall_ip);         \
+					ptd_retstack_push(rs_, r->fall_ip);    \
 				break;                                         \
 			default:                                               \
 				break;                                         \
@@ -1435,8 +1470,8 @@ static inline int fb_pair_ok(const struct ptd_flow_batch *dec,
 				tlast = c_.tsc;                                \
 				EMIT;                                          \
 			} else {                                               \
-				if (r->fkind == fb_fk_cond && dec->pev &&      \
-				    fb_pair_ok(dec, &c_))                      \
+				if (r->fkind && dec->pev &&                    \
+				    fb_pair_ok(dec, &c_, r))                   \
 					FB_CHAIN_PAIR(ROOM, EMIT)              \
 				fb_chain_end(dec, &c_, r->ip);                 \
 				status = fb_exec_term(flow_, &r->term);        \

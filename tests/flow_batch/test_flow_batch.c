@@ -526,6 +526,145 @@ static int pair_case(int how, unsigned rounds)
 	return bad;
 }
 
+/* The same with a TIP held back before the disable (FB_CHAIN_PAIR's other
+ * kind): @how 0, an indirect call whose callee leaves, tracing coming back
+ * at a return that the call's pushed address answers (compressed):
+ *
+ *	A: call *%rax        TIP to H (held), pushes E
+ *	E: jz G
+ *	G: jmp *%rax         TIP to A
+ *	F: ret               tracing comes back here; returns to E
+ *	H: jmp OUT           the disable binds here
+ *
+ * @how 1, an uncompressed return:
+ *
+ *	A: call B            pushes D
+ *	D: jmp G
+ *	B: ret               TIP to C (held)
+ *	C: jmp OUT           the disable binds here
+ *	E: jz G              tracing comes back here
+ *	G: jmp *%rax         TIP to A */
+static int pair_tip_case(int how, unsigned rounds)
+{
+	static const size_t pcaps[] = {4096, 1, 2, 3, 5, 7, 64};
+	const uint64_t base = 0x400000, out = 0x500000;
+	uint8_t code[32], *trace;
+	struct pt_encoder *enc;
+	struct pt_image *image;
+	struct pt_config config;
+	const size_t cap = 64 + 32 * (size_t)rounds;
+	uint64_t a = base, held, back;
+	char name[64];
+	unsigned r;
+	size_t i;
+	int bad = 0, err = 0;
+
+	memset(code, 0x90, sizeof(code));
+	if (!how) {
+		const int32_t rel = (int32_t)(out - (base + 12));
+
+		code[0] = 0xff; /* A: call *%rax */
+		code[1] = 0xd0;
+		code[2] = 0x74; /* E: jz G */
+		code[3] = 0x00;
+		code[4] = 0xff; /* G: jmp *%rax */
+		code[5] = 0xe0;
+		code[6] = 0xc3; /* F: ret */
+		code[7] = 0xe9; /* H: jmp OUT */
+		memcpy(code + 8, &rel, sizeof(rel));
+		held = base + 7;
+		back = base + 6;
+	} else {
+		const int32_t rel = (int32_t)(out - (base + 13));
+
+		code[0] = 0xe8; /* A: call B */
+		code[1] = 0x02;
+		memset(code + 2, 0, 3);
+		code[5] = 0xeb; /* D: jmp G */
+		code[6] = 0x08;
+		code[7] = 0xc3; /* B: ret */
+		code[8] = 0xe9; /* C: jmp OUT */
+		memcpy(code + 9, &rel, sizeof(rel));
+		code[13] = 0x74; /* E: jz G */
+		code[14] = 0x00;
+		code[15] = 0xff; /* G: jmp *%rax */
+		code[16] = 0xe0;
+		held = base + 8;
+		back = base + 13;
+	}
+
+	trace = malloc(cap);
+	if (!trace)
+		return 1;
+	pt_config_init(&config);
+	config.begin = trace;
+	config.end = trace + cap;
+	enc = pt_alloc_encoder(&config);
+	err |= !enc;
+	if (enc) {
+		struct pt_packet pkt;
+
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.type = ppt_psb;
+		err |= pt_enc_next(enc, &pkt) < 0;
+		pkt.type = ppt_psbend;
+		err |= pt_enc_next(enc, &pkt) < 0;
+		err |= enc_packet(enc, ppt_mode, 0, 0, 0);
+		err |= enc_packet(enc, ppt_tip_pge, a, 0, 0);
+		for (r = 0; r <= rounds; ++r) {
+			err |= enc_packet(enc, ppt_tip, held, 0, 0);
+			err |= enc_packet(enc, ppt_tip_pgd, out, 0, 0);
+			if (r == rounds)
+				break;
+			err |= enc_packet(enc, ppt_tip_pge, back, 0, 0);
+			/* F's return (compressed) and E's outcome, or E's. */
+			if (!how)
+				err |= enc_packet(enc, ppt_tnt_8, 0, 2,
+				                  2 | (r & 1));
+			else
+				err |= enc_packet(enc, ppt_tnt_8, 0, 1, r & 1);
+			err |= enc_packet(enc, ppt_tip, a, 0, 0);
+		}
+		{
+			uint64_t off = 0;
+
+			err |= pt_enc_get_offset(enc, &off) < 0;
+			config.end = trace + off;
+		}
+		pt_free_encoder(enc);
+	}
+	image = pt_image_alloc(NULL);
+	err |= !image || ptd_image_add_buffer(image, code, sizeof(code), NULL,
+	                                      base, 0) < 0;
+	if (err) {
+		fprintf(stderr, "tip pairs %d: cannot set up\n", how);
+		pt_image_free(image);
+		free(trace);
+		return 1;
+	}
+	snprintf(name, sizeof(name), "tip pairs %d x %u", how, rounds);
+	for (i = 0; i < sizeof(pcaps) / sizeof(pcaps[0]); ++i) {
+		struct fb_check_result res;
+		int rc = fb_check(name, &config, image, pcaps[i], 0, &res);
+
+		/* Per round five instructions and two events; two or three
+		 * instructions at the end; the first enable, its exec mode
+		 * and the last disable. */
+		if (rc ||
+		    res.insns != 5 * (uint64_t)rounds + 2 + (unsigned)how ||
+		    res.events != 2 * (uint64_t)rounds + 3) {
+			fprintf(stderr,
+			        "FAIL %s (array size %zu): %d, %" PRIu64
+			        " instructions, %" PRIu64 " events\n",
+			        name, pcaps[i], rc, res.insns, res.events);
+			bad = 1;
+		}
+	}
+	pt_image_free(image);
+	free(trace);
+	return bad;
+}
+
 static int pairs(void)
 {
 	static const unsigned rounds[] = {1, 2, 40, 700};
@@ -535,6 +674,9 @@ static int pairs(void)
 	for (how = 0; how < 3; ++how)
 		for (i = 0; i < sizeof(rounds) / sizeof(rounds[0]); ++i)
 			bad |= pair_case(how, rounds[i]);
+	for (how = 0; how < 2; ++how)
+		for (i = 0; i < sizeof(rounds) / sizeof(rounds[0]); ++i)
+			bad |= pair_tip_case(how, rounds[i]);
 	if (!bad)
 		printf("ok: event pairs\n");
 	return bad;
