@@ -3,7 +3,7 @@
  *
  *	test_flow_batch api
  *	test_flow_batch long
- *	test_flow_batch pairs
+ *	test_flow_batch pairs [<seed-dir>]
  *	test_flow_batch corpus <libxdc-dir> [quick]
  *	test_flow_batch gen <first-seed> <count> <steps>
  *	test_flow_batch corrupt <first-seed> <count> <steps>
@@ -11,7 +11,8 @@
  * api: the argument checks.  long: straight code longer than a run, cut by
  * arrays of many sizes.  pairs: a disable and an enable, the disable
  * bound to a direct jump, a direct call or an indirect call, around a
- * call pushed while it waits, many times in a row.  corpus: libxdc's foo, mruby
+ * call pushed while it waits, many times in a row (with a directory: write
+ * them as fuzz seeds there instead).  corpus: libxdc's foo, mruby
  *and Unzip traces with their page dumps as the image (exit 77 when absent).
  *gen: code + trace pairs of tests/flow's generator (odd seeds with walks that
  *also leave the traced code through branches, every fourth seed with tick
@@ -395,6 +396,32 @@ static int enc_packet(struct pt_encoder *enc, enum pt_packet_type type,
 	return pt_enc_next(enc, &pkt) < 0 ? -1 : 0;
 }
 
+/* Write @code and @trace as an input of the flow fuzz targets
+ * (fuzz/fuzz_flow_input.h: configuration 0, the code at FUZZ_CODE_BASE,
+ * 0x400000) to @dir/seed-@kind-@how.  Returns 0 or 1. */
+static int write_seed(const char *dir, const char *kind, int how,
+                      const uint8_t *code, size_t code_size,
+                      const uint8_t *trace, size_t trace_size)
+{
+	const uint8_t hdr[3] = {0, (uint8_t)code_size,
+	                        (uint8_t)(code_size >> 8)};
+	char fn[512];
+	FILE *f;
+	int bad;
+
+	snprintf(fn, sizeof(fn), "%s/seed-%s-%d", dir, kind, how);
+	f = fopen(fn, "wb");
+	if (!f) {
+		fprintf(stderr, "cannot write %s\n", fn);
+		return 1;
+	}
+	bad = fwrite(hdr, 1, sizeof(hdr), f) != sizeof(hdr) ||
+	      fwrite(code, 1, code_size, f) != code_size ||
+	      fwrite(trace, 1, trace_size, f) != trace_size;
+	bad |= fclose(f) != 0;
+	return bad;
+}
+
 /* Tracing leaves and comes back @rounds times, the disable bound to the
  * branch at C, which the outcome of a conditional branch before it holds
  * back (the chain's way through such a pair, FB_CHAIN_PAIR):
@@ -411,7 +438,7 @@ static int enc_packet(struct pt_encoder *enc, enum pt_packet_type type,
  *	G: jmp *%rax         TIP to A
  *
  * Every array size must give pt_insn_next()'s instructions and events. */
-static int pair_case(int how, unsigned rounds)
+static int pair_case(int how, unsigned rounds, const char *seeds)
 {
 	static const size_t pcaps[] = {4096, 1, 2, 3, 5, 7, 64};
 	const uint64_t base = 0x400000, out = 0x500000;
@@ -504,6 +531,13 @@ static int pair_case(int how, unsigned rounds)
 		free(trace);
 		return 1;
 	}
+	if (seeds) {
+		bad = write_seed(seeds, "pairs", how, code, sizeof(code), trace,
+		                 (size_t)(config.end - trace));
+		pt_image_free(image);
+		free(trace);
+		return bad;
+	}
 	snprintf(name, sizeof(name), "pairs %d x %u", how, rounds);
 	for (i = 0; i < sizeof(pcaps) / sizeof(pcaps[0]); ++i) {
 		struct fb_check_result res;
@@ -544,7 +578,7 @@ static int pair_case(int how, unsigned rounds)
  *	C: jmp OUT           the disable binds here
  *	E: jz G              tracing comes back here
  *	G: jmp *%rax         TIP to A */
-static int pair_tip_case(int how, unsigned rounds)
+static int pair_tip_case(int how, unsigned rounds, const char *seeds)
 {
 	static const size_t pcaps[] = {4096, 1, 2, 3, 5, 7, 64};
 	const uint64_t base = 0x400000, out = 0x500000;
@@ -642,6 +676,13 @@ static int pair_tip_case(int how, unsigned rounds)
 		free(trace);
 		return 1;
 	}
+	if (seeds) {
+		bad = write_seed(seeds, "tip-pairs", how, code, sizeof(code),
+		                 trace, (size_t)(config.end - trace));
+		pt_image_free(image);
+		free(trace);
+		return bad;
+	}
 	snprintf(name, sizeof(name), "tip pairs %d x %u", how, rounds);
 	for (i = 0; i < sizeof(pcaps) / sizeof(pcaps[0]); ++i) {
 		struct fb_check_result res;
@@ -665,7 +706,9 @@ static int pair_tip_case(int how, unsigned rounds)
 	return bad;
 }
 
-static int pairs(void)
+/* The pair cases, or with @seeds, their inputs of 40 pairs as fuzz seeds
+ * into that directory (fuzz/corpus/fuzz_flow_batch/seed-*pairs-*). */
+static int pairs(const char *seeds)
 {
 	static const unsigned rounds[] = {1, 2, 40, 700};
 	int bad = 0, how;
@@ -673,12 +716,14 @@ static int pairs(void)
 
 	for (how = 0; how < 3; ++how)
 		for (i = 0; i < sizeof(rounds) / sizeof(rounds[0]); ++i)
-			bad |= pair_case(how, rounds[i]);
+			if (!seeds || rounds[i] == 40)
+				bad |= pair_case(how, rounds[i], seeds);
 	for (how = 0; how < 2; ++how)
 		for (i = 0; i < sizeof(rounds) / sizeof(rounds[0]); ++i)
-			bad |= pair_tip_case(how, rounds[i]);
+			if (!seeds || rounds[i] == 40)
+				bad |= pair_tip_case(how, rounds[i], seeds);
 	if (!bad)
-		printf("ok: event pairs\n");
+		printf("ok: event pairs%s\n", seeds ? " (seeds written)" : "");
 	return bad;
 }
 
@@ -688,8 +733,8 @@ int main(int argc, char **argv)
 		return api();
 	if (argc == 2 && !strcmp(argv[1], "long"))
 		return long_runs();
-	if (argc == 2 && !strcmp(argv[1], "pairs"))
-		return pairs();
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "pairs"))
+		return pairs(argc == 3 ? argv[2] : NULL);
 	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "quick"))) &&
 	    !strcmp(argv[1], "corpus"))
 		return corpus(argv[2], argc == 4);
@@ -700,7 +745,8 @@ int main(int argc, char **argv)
 		           (size_t)strtoull(argv[4], NULL, 0),
 		           !strcmp(argv[1], "corrupt"));
 	fprintf(stderr,
-	        "usage: %s api | long | pairs | corpus <libxdc-dir> [quick] | "
+	        "usage: %s api | long | pairs [<seed-dir>] | "
+	        "corpus <libxdc-dir> [quick] | "
 	        "gen|corrupt "
 	        "<first> <count> <steps>\n",
 	        argv[0]);
