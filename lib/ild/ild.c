@@ -9,6 +9,7 @@
  * instruction corpus and on random bytes that minimal and full mode agree
  * on validity and length. */
 #include "ild/ild.h"
+#include "ild/ild_fast.h"
 
 #include <Zydis/Zydis.h>
 
@@ -287,6 +288,18 @@ static size_t ptd_ild_eret_size(const uint8_t *code, size_t avail,
 
 int ptd_ild_decode(struct ptd_ild_ctx *ctx, struct ptd_ild *insn,
                    const uint8_t *code, size_t avail, enum pt_exec_mode mode)
+{
+	if (mode == ptem_64bit && ctx && insn && code &&
+	    ptd_ild_fast64(insn, code, avail)) {
+		insn->iclass = ptd_ild_class[insn->kind];
+		return 0;
+	}
+	return ptd_ild_decode_zydis(ctx, insn, code, avail, mode);
+}
+
+int ptd_ild_decode_zydis(struct ptd_ild_ctx *ctx, struct ptd_ild *insn,
+                         const uint8_t *code, size_t avail,
+                         enum pt_exec_mode mode)
 {
 	ZydisDecodedInstruction zi;
 	enum ptd_ild_kind kind;

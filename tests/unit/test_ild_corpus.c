@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lib/ild on a large corpus: every instruction of the C library's .text
- * (decoded linearly), the same bytes read as 16- and 32-bit code, and
- * random bytes in every mode.  ptd_ild_decode() (Zydis's minimal mode) must
+ * (decoded linearly), the same bytes read as 16- and 32-bit code, random
+ * bytes in every mode, every opcode pair after the escapes and prefixes,
+ * and every opcode and ModRM byte of 64-bit code after the prefixes that
+ * the table-driven decoder (fast64.c) takes or refuses; the table must give
+ * Zydis's result field for field.  ptd_ild_decode() (Zydis's minimal mode) must
  * succeed exactly where Zydis's full mode does, with the same length, and
  * its class must agree with what full mode knows about the instruction
  * (branch type, relative operand, the target it computes).  The only
@@ -15,6 +18,7 @@
 #include "test_util.h"
 
 #include "ild/ild.h"
+#include "ild/ild_fast.h"
 
 #include <Zydis/Zydis.h>
 
@@ -32,6 +36,8 @@ static const char *corpus_path(void)
 
 struct corpus_stats {
 	unsigned long insns, invalid, branches, direct, erets;
+	/* Of the instructions, those that fast64.c decoded. */
+	unsigned long fast;
 };
 
 struct zydis_full {
@@ -67,6 +73,33 @@ static size_t check_one(struct ptd_ild_ctx *ctx, const struct zydis_full *z,
 	int status;
 
 	status = ptd_ild_decode(ctx, &insn, code, avail, mode);
+	/* The table-driven decoder for common 64-bit instructions
+	 * (fast64.c) must give what Zydis alone gives, field for field. */
+	{
+		struct ptd_ild zonly;
+		int zstatus;
+
+		memset(&zonly, 0xa5, sizeof(zonly));
+		zstatus = ptd_ild_decode_zydis(ctx, &zonly, code, avail, mode);
+		if (zstatus != status ||
+		    (!status &&
+		     (zonly.size != insn.size || zonly.iclass != insn.iclass ||
+		      zonly.kind != insn.kind ||
+		      zonly.is_direct != insn.is_direct ||
+		      zonly.disp != insn.disp)))
+			fail_msg("%d-bit ip %" PRIx64 ": ptd_ild_decode() %d "
+			         "size %u class %u kind %u direct %u disp %d, "
+			         "Zydis alone %d size %u class %u kind %u "
+			         "direct %u disp %d",
+			         16 << (mode - ptem_16bit), ip, status,
+			         insn.size, insn.iclass, insn.kind,
+			         insn.is_direct, insn.disp, zstatus, zonly.size,
+			         zonly.iclass, zonly.kind, zonly.is_direct,
+			         zonly.disp);
+		if (!status && mode == ptem_64bit &&
+		    ptd_ild_fast64(&zonly, code, avail))
+			stats->fast++;
+	}
 	zs = ZydisDecoderDecodeFull(&z->decoder[mode - ptem_16bit], code,
 	                            avail > 15 ? 15 : avail, &zi, ops);
 	if (!ZYAN_SUCCESS(zs)) {
@@ -206,16 +239,19 @@ static void test_libc_text(void **state)
 		check_linear(ctx, &z, elf + offset, length, vaddr, modes[m],
 		             &stats);
 		print_message("%s .text (%zu bytes) as %d-bit code: %lu "
-		              "instructions, %lu branches (%lu direct), %lu "
-		              "invalid positions, %lu ERETS/ERETU\n",
+		              "instructions (%lu by the table), %lu branches "
+		              "(%lu direct), %lu invalid positions, %lu "
+		              "ERETS/ERETU\n",
 		              corpus_path(), length,
 		              16 << (modes[m] - ptem_16bit), stats.insns,
-		              stats.branches, stats.direct, stats.invalid,
-		              stats.erets);
+		              stats.fast, stats.branches, stats.direct,
+		              stats.invalid, stats.erets);
 		/* The 64-bit decode of a C library is real code. */
 		if (modes[m] == ptem_64bit) {
 			assert_true(stats.insns > 10000);
 			assert_true(stats.invalid * 1000 < stats.insns);
+			/* ... and most of it is for the table. */
+			assert_true(stats.fast * 2 > stats.insns);
 		}
 	}
 	ptd_ild_free(ctx);
@@ -262,10 +298,11 @@ static void test_random(void **state)
 		check_one(ctx, &z, code, avail, mode, r >> 16, &stats);
 		free(code);
 	}
-	print_message("%lu random inputs: %lu instructions, %lu branches "
-	              "(%lu direct), %lu invalid, %lu ERETS/ERETU\n",
-	              runs, stats.insns, stats.branches, stats.direct,
-	              stats.invalid, stats.erets);
+	print_message("%lu random inputs: %lu instructions (%lu by the "
+	              "table), %lu branches (%lu direct), %lu invalid, %lu "
+	              "ERETS/ERETU\n",
+	              runs, stats.insns, stats.fast, stats.branches,
+	              stats.direct, stats.invalid, stats.erets);
 	ptd_ild_free(ctx);
 }
 
@@ -325,10 +362,76 @@ static void test_opcode_pairs(void **state)
 				          (enum pt_exec_mode)m, 0x1000, &stats);
 		}
 	}
-	print_message("opcode pairs: %lu instructions, %lu branches (%lu "
-	              "direct), %lu invalid, %lu ERETS/ERETU\n",
-	              stats.insns, stats.branches, stats.direct, stats.invalid,
-	              stats.erets);
+	print_message("opcode pairs: %lu instructions (%lu by the table), %lu "
+	              "branches (%lu direct), %lu invalid, %lu ERETS/ERETU\n",
+	              stats.insns, stats.fast, stats.branches, stats.direct,
+	              stats.invalid, stats.erets);
+	ptd_ild_free(ctx);
+}
+
+/* 64-bit code: every opcode (one byte and 0F xx) with every ModRM byte after
+ * the prefix sequences that fast64.c takes or must refuse, with SIB and
+ * displacement bytes of three kinds, every length from 1 to 15 readable
+ * bytes for one in 64: ptd_ild_decode() (with the table) against Zydis
+ * alone, field for field (check_one()). */
+static void test_fast_prefixes(void **state)
+{
+	static const struct {
+		uint8_t len;
+		uint8_t bytes[4];
+	} leads[] = {
+	        {0, {0}},          {1, {0x66}},
+	        {1, {0x48}},       {1, {0x41}},
+	        {1, {0x4c}},       {2, {0x66, 0x48}},
+	        {2, {0x66, 0x41}}, {2, {0x48, 0x66}},
+	        {2, {0x48, 0x48}}, {2, {0x66, 0x66}},
+	        {1, {0x64}},       {1, {0x2e}},
+	        {2, {0x3e, 0x48}}, {3, {0x65, 0x66, 0x4f}},
+	        {1, {0x67}},       {1, {0xf0}},
+	        {1, {0xf3}},       {1, {0xf2}},
+	};
+	static const uint8_t tails[3][13] = {
+	        {0},
+	        {0x25, 0x78, 0x56, 0x34, 0x12, 0x9a, 0xbc, 0xde, 0xf0, 0x11,
+	         0x22, 0x33, 0x44},
+	        {0xe5, 0x80, 0xff, 0x7f, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06,
+	         0x07, 0x08, 0x09},
+	};
+	struct ptd_ild_ctx *ctx = ptd_ild_alloc();
+	struct corpus_stats stats = {0};
+	struct zydis_full z;
+	size_t l, t;
+	unsigned op, modrm, n = 0;
+
+	(void)state;
+	assert_non_null(ctx);
+	zydis_full_init(&z);
+	for (l = 0; l < sizeof(leads) / sizeof(leads[0]); ++l) {
+		for (op = 0; op < 0x200; ++op) {
+			for (modrm = 0; modrm < 0x100; ++modrm) {
+				for (t = 0; t < 3; ++t) {
+					uint8_t code[15];
+					size_t k = leads[l].len, avail;
+
+					memcpy(code, leads[l].bytes, k);
+					if (op >= 0x100)
+						code[k++] = 0x0f;
+					code[k++] = (uint8_t)op;
+					code[k++] = (uint8_t)modrm;
+					memcpy(code + k, tails[t],
+					       sizeof(code) - k);
+					avail = (++n % 64) ? sizeof(code)
+					                   : 1 + n / 64 % 15;
+					check_one(ctx, &z, code, avail,
+					          ptem_64bit, 0x401000, &stats);
+				}
+			}
+		}
+	}
+	print_message("prefixed opcodes: %lu instructions (%lu by the table), "
+	              "%lu invalid\n",
+	              stats.insns, stats.fast, stats.invalid);
+	assert_true(stats.fast > 100000);
 	ptd_ild_free(ctx);
 }
 
@@ -338,6 +441,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_libc_text),
 	        cmocka_unit_test(test_random),
 	        cmocka_unit_test(test_opcode_pairs),
+	        cmocka_unit_test(test_fast_prefixes),
 	};
 
 	ptd_t_filters(argc, argv);
