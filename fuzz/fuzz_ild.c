@@ -11,10 +11,13 @@
  * its own bytes and not at all from one byte less; its class is the one
  * its kind implies (the table below, from docs/ild.md); only near relative
  * branches are direct and only they have a displacement; formatting
- * succeeds exactly where decoding does; ptem_unknown never decodes. */
+ * succeeds exactly where decoding does; ptem_unknown never decodes; the
+ * result is the one Zydis alone gives (ptd_ild_decode_zydis(), without the
+ * table for common 64-bit instructions, lib/ild/fast64.c). */
 #include "fuzz_common.h"
 
 #include "ild/ild.h"
+#include "ild/ild_fast.h"
 
 #include <stddef.h>
 
@@ -85,6 +88,25 @@ static void fuzz_ild_at(struct ptd_ild_ctx *ctx, const uint8_t *code,
 
 	status = fuzz_ild_decode(ctx, &insn, code, avail, mode);
 	FUZZ_CHECK(status == 0 || status == -pte_bad_insn, "status %d", status);
+	/* The table for common 64-bit instructions gives Zydis's result. */
+	{
+		uint8_t *copy = fuzz_alloc(avail);
+		struct ptd_ild zonly;
+		int zs;
+
+		memcpy(copy, code, avail);
+		memset(&zonly, 0x5a, sizeof(zonly));
+		zs = ptd_ild_decode_zydis(ctx, &zonly, avail ? copy : NULL,
+		                          avail, mode);
+		free(copy);
+		FUZZ_CHECK(
+		        zs == status && (zs || memcmp(&zonly, &insn,
+		                                      sizeof(insn)) == 0),
+		        "ptd_ild_decode() %d size %u kind %u, Zydis alone %d "
+		        "size %u kind %u",
+		        status, insn.size, insn.kind, zs, zonly.size,
+		        zonly.kind);
+	}
 	if (format) {
 		char text[256];
 		int fs = ptd_ild_format(ctx, text, sizeof(text), code, avail,
