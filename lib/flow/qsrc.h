@@ -29,8 +29,10 @@
  * refill (the batch decoder's chains end there); on mruby, with an event
  * pair about every 30 blocks, 1024 and 256 made the batch block flow about
  * 3 % faster than 256 and 64, and 2048 and 512 the instruction flow another
- * 2 % (docs/flow-batch.md, stop 18), for 100 KiB per decoder. */
-enum { ptd_qsrc_nitems = 2048, ptd_qsrc_nevents = 512 };
+ * 2 % (docs/flow-batch.md, stop 18); once the chains took the event pairs
+ * themselves (stop 19), 4096 and 1024 another 1 % on both, for 200 KiB per
+ * decoder. */
+enum { ptd_qsrc_nitems = 4096, ptd_qsrc_nevents = 1024 };
 
 struct ptd_qsrc {
 	struct pt_query_decoder *qry;
