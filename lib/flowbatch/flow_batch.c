@@ -1144,48 +1144,66 @@ static inline void fb_put_insns(uint64_t *restrict ips, uint64_t *restrict tscs,
  * plain 64-byte memcpy() in 16-byte pieces). */
 typedef uint64_t fb_vec __attribute__((vector_size(32)));
 
+/* One step of fb_emit_with(): fb_wide IPs from @src to @ips and, if @tscs is
+ * not NULL, time @t to fb_wide entries of @tscs. */
+typedef void fb_step_fn(uint64_t *restrict ips, uint64_t *restrict tscs,
+                        const uint64_t *restrict src, uint64_t t);
+
+/* A step in 32-byte moves. */
+static inline __attribute__((always_inline)) void
+fb_step32(uint64_t *restrict ips, uint64_t *restrict tscs,
+          const uint64_t *restrict src, uint64_t t)
+{
+	const fb_vec tv = {t, t, t, t};
+	fb_vec a, b;
+
+	memcpy(&a, src, sizeof(a));
+	memcpy(&b, src + 4, sizeof(b));
+	memcpy(ips, &a, sizeof(a));
+	memcpy(ips + 4, &b, sizeof(b));
+	if (tscs) {
+		memcpy(tscs, &tv, sizeof(tv));
+		memcpy(tscs + 4, &tv, sizeof(tv));
+	}
+}
+
 /* Write the instructions of run @r to @ips (and @tscs: time @t, the last
  * one @tlast).  @room: how many entries the arrays have from @ips and
  * @tscs on (at least r->ninsn).  Where they have enough, the IPs and times
- * go in whole steps of fb_wide entries, one or two per run on the usual
- * code: entries after the run's last are scratch that the next run or the
- * caller's next call overwrites (the pool has fb_wide readable entries
- * after each run), and the steps have no remainder loops to mispredict. */
-static inline void fb_emit(const struct ptd_flow_batch *dec,
-                           const struct fb_run *r, uint64_t *restrict ips,
-                           uint64_t *restrict tscs, size_t room, uint64_t t,
-                           uint64_t tlast)
+ * go in whole steps of fb_wide entries (@step), one or two per run on the
+ * usual code: entries after the run's last are scratch that the next run
+ * or the caller's next call overwrites (the pool has fb_wide readable
+ * entries after each run), and the steps have no remainder loops to
+ * mispredict.  (IPs and times in one loop: one exit branch per run, not
+ * two; runs of up to 8 and of 9 to 16 instructions alternate, so the exits
+ * mispredict.) */
+static inline __attribute__((always_inline)) void
+fb_emit_with(const struct ptd_flow_batch *dec, const struct fb_run *r,
+             uint64_t *restrict ips, uint64_t *restrict tscs, size_t room,
+             uint64_t t, uint64_t tlast, fb_step_fn *step)
 {
 	const uint64_t *restrict src = dec->offs + r->off;
-	uint32_t k = r->ninsn, j;
+	uint32_t k = r->ninsn, j = 0;
 
 	if (__builtin_expect(room >= (size_t)k + fb_wide - 1, 1)) {
-		const fb_vec tv = {t, t, t, t};
-
-		/* IPs and times in one loop: one exit branch per run, not
-		 * two (runs of up to 8 and of 9 to 16 instructions alternate,
-		 * so the exits mispredict). */
-		j = 0;
 		do {
-			fb_vec a, b;
-
-			memcpy(&a, src + j, sizeof(a));
-			memcpy(&b, src + j + 4, sizeof(b));
-			memcpy(ips + j, &a, sizeof(a));
-			memcpy(ips + j + 4, &b, sizeof(b));
-			if (tscs) {
-				memcpy(tscs + j, &tv, sizeof(tv));
-				memcpy(tscs + j + 4, &tv, sizeof(tv));
-			}
+			step(ips + j, tscs ? tscs + j : NULL, src + j, t);
 			j += fb_wide;
 		} while (j < k);
-		if (tscs)
-			tscs[k - 1] = tlast;
-		return;
+	} else {
+		fb_put_insns(ips, tscs, src, k, t);
 	}
-	fb_put_insns(ips, tscs, src, k, t);
 	if (tscs)
 		tscs[k - 1] = tlast;
+}
+
+/* fb_emit_with() in 32-byte moves. */
+static inline __attribute__((always_inline)) void
+fb_emit(const struct ptd_flow_batch *dec, const struct fb_run *r,
+        uint64_t *restrict ips, uint64_t *restrict tscs, size_t room,
+        uint64_t t, uint64_t tlast)
+{
+	fb_emit_with(dec, r, ips, tscs, room, t, tlast, fb_step32);
 }
 
 /* --- Event pairs in the chain ----------------------------------------------
@@ -1537,7 +1555,21 @@ FB_CHAIN_INSNS_FN(fb_chain_insns_avx2, __attribute__((target("avx2"))), fb_emit)
 /* Eight IPs or times: one 64-byte move where the CPU has AVX-512. */
 typedef uint64_t fb_vec8 __attribute__((vector_size(64)));
 
-/* fb_emit() with one 64-byte move per step instead of two of 32 bytes: the
+/* A step in 64-byte moves. */
+static inline __attribute__((always_inline)) void
+fb_step64(uint64_t *restrict ips, uint64_t *restrict tscs,
+          const uint64_t *restrict src, uint64_t t)
+{
+	const fb_vec8 tv = {t, t, t, t, t, t, t, t};
+	fb_vec8 a;
+
+	memcpy(&a, src, sizeof(a));
+	memcpy(ips, &a, sizeof(a));
+	if (tscs)
+		memcpy(tscs, &tv, sizeof(tv));
+}
+
+/* fb_emit_with() in 64-byte moves instead of two of 32 bytes: the
  * instruction flow with times on mruby x N about 2 % faster (92.8 against
  * 90.8 MB/s best, 92.0 against 90.0 mean, 6 alternating rounds,
  * docs/flow-batch.md).  The same with a second step whose load is masked
@@ -1548,29 +1580,7 @@ fb_emit512(const struct ptd_flow_batch *dec, const struct fb_run *r,
            uint64_t *restrict ips, uint64_t *restrict tscs, size_t room,
            uint64_t t, uint64_t tlast)
 {
-	const uint64_t *restrict src = dec->offs + r->off;
-	uint32_t k = r->ninsn, j;
-
-	if (__builtin_expect(room >= (size_t)k + fb_wide - 1, 1)) {
-		const fb_vec8 tv = {t, t, t, t, t, t, t, t};
-
-		j = 0;
-		do {
-			fb_vec8 a;
-
-			memcpy(&a, src + j, sizeof(a));
-			memcpy(ips + j, &a, sizeof(a));
-			if (tscs)
-				memcpy(tscs + j, &tv, sizeof(tv));
-			j += fb_wide;
-		} while (j < k);
-		if (tscs)
-			tscs[k - 1] = tlast;
-		return;
-	}
-	fb_put_insns(ips, tscs, src, k, t);
-	if (tscs)
-		tscs[k - 1] = tlast;
+	fb_emit_with(dec, r, ips, tscs, room, t, tlast, fb_step64);
 }
 
 FB_CHAIN_INSNS_FN(fb_chain_insns_avx512, __attribute__((target("avx512f"))),

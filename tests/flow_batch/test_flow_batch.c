@@ -422,6 +422,94 @@ static int write_seed(const char *dir, const char *kind, int how,
 	return bad;
 }
 
+/* A trace of the pair cases below, in @trace (@cap bytes): PSB, PSBEND,
+ * MODE.EXEC (64-bit) and a TIP.PGE at @ip, then what the caller adds with
+ * the encoder returned (NULL if it cannot be set up). */
+static struct pt_encoder *pair_trace(struct pt_config *config, uint8_t *trace,
+                                     size_t cap, uint64_t ip)
+{
+	struct pt_encoder *enc;
+	struct pt_packet pkt;
+	int err = 0;
+
+	pt_config_init(config);
+	config->begin = trace;
+	config->end = trace + cap;
+	enc = pt_alloc_encoder(config);
+	if (!enc)
+		return NULL;
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.type = ppt_psb;
+	err |= pt_enc_next(enc, &pkt) < 0;
+	pkt.type = ppt_psbend;
+	err |= pt_enc_next(enc, &pkt) < 0;
+	err |= enc_packet(enc, ppt_mode, 0, 0, 0);
+	err |= enc_packet(enc, ppt_tip_pge, ip, 0, 0);
+	if (err) {
+		pt_free_encoder(enc);
+		return NULL;
+	}
+	return enc;
+}
+
+/* End the trace of @enc (config->end where it stops) and check it with
+ * @code at 0x400000 against pt_insn_next() with arrays of many sizes: it
+ * must give @insns instructions and @events events.  With @seeds, write it
+ * as a fuzz seed there instead (write_seed()).  @err: setting up failed
+ * before.  Frees @enc and @trace.  Returns 0 or 1. */
+static int pair_check(const char *kind, int how, unsigned rounds,
+                      struct pt_encoder *enc, struct pt_config *config,
+                      uint8_t *trace, const uint8_t *code, size_t code_size,
+                      uint64_t insns, uint64_t events, const char *seeds,
+                      int err)
+{
+	static const size_t pcaps[] = {4096, 1, 2, 3, 5, 7, 64};
+	struct pt_image *image = NULL;
+	char name[64];
+	size_t i;
+	int bad = 0;
+
+	if (enc) {
+		uint64_t off = 0;
+
+		err |= pt_enc_get_offset(enc, &off) < 0;
+		config->end = trace + off;
+		pt_free_encoder(enc);
+	}
+	err |= !enc;
+	if (!err) {
+		image = pt_image_alloc(NULL);
+		err |= !image || ptd_image_add_buffer(image, code, code_size,
+		                                      NULL, 0x400000, 0) < 0;
+	}
+	snprintf(name, sizeof(name), "%s %d x %u", kind, how, rounds);
+	if (err) {
+		fprintf(stderr, "%s: cannot set up\n", name);
+		bad = 1;
+	} else if (seeds) {
+		bad = write_seed(seeds, kind, how, code, code_size, trace,
+		                 (size_t)(config->end - trace));
+	} else {
+		for (i = 0; i < sizeof(pcaps) / sizeof(pcaps[0]); ++i) {
+			struct fb_check_result res;
+			int rc = fb_check(name, config, image, pcaps[i], 0,
+			                  &res);
+
+			if (rc || res.insns != insns || res.events != events) {
+				fprintf(stderr,
+				        "FAIL %s (array size %zu): %d, %" PRIu64
+				        " instructions, %" PRIu64 " events\n",
+				        name, pcaps[i], rc, res.insns,
+				        res.events);
+				bad = 1;
+			}
+		}
+	}
+	pt_image_free(image);
+	free(trace);
+	return bad;
+}
+
 /* Tracing leaves and comes back @rounds times, the disable bound to the
  * branch at C, which the outcome of a conditional branch before it holds
  * back (the chain's way through such a pair, FB_CHAIN_PAIR):
@@ -437,23 +525,23 @@ static int write_seed(const char *dir, const char *kind, int how,
  *	                     pushed
  *	G: jmp *%rax         TIP to A
  *
- * Every array size must give pt_insn_next()'s instructions and events. */
+ * Per round seven instructions and two events; A, B and C and the last
+ * disable at the end, the first enable and its exec mode at the start. */
 static int pair_case(int how, unsigned rounds, const char *seeds)
 {
-	static const size_t pcaps[] = {4096, 1, 2, 3, 5, 7, 64};
 	const uint64_t base = 0x400000, out = 0x500000;
-	uint8_t code[32], *trace;
-	struct pt_encoder *enc;
-	struct pt_image *image;
-	struct pt_config config;
-	const size_t cap = 64 + 32 * (size_t)rounds;
 	const uint64_t a = base, c = base + 9, d = base + 7;
+	const size_t cap = 64 + 32 * (size_t)rounds;
+	uint8_t code[32], *trace = malloc(cap);
+	struct pt_encoder *enc;
+	struct pt_config config;
 	uint64_t e, g;
-	char name[64];
+	size_t at;
 	unsigned r;
-	size_t i, at = 0;
-	int bad = 0, err = 0;
+	int err = 0;
 
+	if (!trace)
+		return 1;
 	memset(code, 0x90, sizeof(code));
 	code[0] = 0x74; /* A: jz B */
 	code[1] = 0x00;
@@ -478,86 +566,25 @@ static int pair_case(int how, unsigned rounds, const char *seeds)
 	g = base + at + 3;
 	code[at + 3] = 0xff; /* G: jmp *%rax */
 	code[at + 4] = 0xe0;
-	{
-		const int8_t rel = (int8_t)(g - (d + 2));
+	code[7] = 0xeb; /* D: jmp G */
+	code[8] = (uint8_t)(int8_t)(g - (d + 2));
 
-		code[7] = 0xeb; /* D: jmp G */
-		code[8] = (uint8_t)rel;
+	enc = pair_trace(&config, trace, cap, a);
+	for (r = 0; enc && r < rounds; ++r) {
+		err |= enc_packet(enc, ppt_tnt_8, 0, 1, r & 1);
+		err |= enc_packet(enc, ppt_tip_pgd, how == 2 ? e : out, 0, 0);
+		err |= enc_packet(enc, ppt_tip_pge, e, 0, 0);
+		/* E's outcome, then F's return (compressed). */
+		err |= enc_packet(enc, ppt_tnt_8, 0, 2, (r & 2) | 1);
+		err |= enc_packet(enc, ppt_tip, a, 0, 0);
 	}
-
-	trace = malloc(cap);
-	if (!trace)
-		return 1;
-	pt_config_init(&config);
-	config.begin = trace;
-	config.end = trace + cap;
-	enc = pt_alloc_encoder(&config);
-	err |= !enc;
 	if (enc) {
-		struct pt_packet pkt;
-
-		memset(&pkt, 0, sizeof(pkt));
-		pkt.type = ppt_psb;
-		err |= pt_enc_next(enc, &pkt) < 0;
-		pkt.type = ppt_psbend;
-		err |= pt_enc_next(enc, &pkt) < 0;
-		err |= enc_packet(enc, ppt_mode, 0, 0, 0);
-		err |= enc_packet(enc, ppt_tip_pge, a, 0, 0);
-		for (r = 0; r < rounds; ++r) {
-			err |= enc_packet(enc, ppt_tnt_8, 0, 1, r & 1);
-			err |= enc_packet(enc, ppt_tip_pgd, how == 2 ? e : out,
-			                  0, 0);
-			err |= enc_packet(enc, ppt_tip_pge, e, 0, 0);
-			/* E's outcome, then F's return (compressed). */
-			err |= enc_packet(enc, ppt_tnt_8, 0, 2, (r & 2) | 1);
-			err |= enc_packet(enc, ppt_tip, a, 0, 0);
-		}
 		err |= enc_packet(enc, ppt_tnt_8, 0, 1, 0);
 		err |= enc_packet(enc, ppt_tip_pgd, out, 0, 0);
-		{
-			uint64_t off = 0;
-
-			err |= pt_enc_get_offset(enc, &off) < 0;
-			config.end = trace + off;
-		}
-		pt_free_encoder(enc);
 	}
-	image = pt_image_alloc(NULL);
-	err |= !image || ptd_image_add_buffer(image, code, sizeof(code), NULL,
-	                                      base, 0) < 0;
-	if (err) {
-		fprintf(stderr, "pairs %d: cannot set up\n", how);
-		pt_image_free(image);
-		free(trace);
-		return 1;
-	}
-	if (seeds) {
-		bad = write_seed(seeds, "pairs", how, code, sizeof(code), trace,
-		                 (size_t)(config.end - trace));
-		pt_image_free(image);
-		free(trace);
-		return bad;
-	}
-	snprintf(name, sizeof(name), "pairs %d x %u", how, rounds);
-	for (i = 0; i < sizeof(pcaps) / sizeof(pcaps[0]); ++i) {
-		struct fb_check_result res;
-		int rc = fb_check(name, &config, image, pcaps[i], 0, &res);
-
-		/* Per round: A, B, C, E, F, D, G, and a disable and an enable;
-		 * A, B, C at the end; the first enable, its exec mode and the
-		 * last disable. */
-		if (rc || res.insns != 7 * (uint64_t)rounds + 3 ||
-		    res.events != 2 * (uint64_t)rounds + 3) {
-			fprintf(stderr,
-			        "FAIL %s (array size %zu): %d, %" PRIu64
-			        " instructions, %" PRIu64 " events\n",
-			        name, pcaps[i], rc, res.insns, res.events);
-			bad = 1;
-		}
-	}
-	pt_image_free(image);
-	free(trace);
-	return bad;
+	return pair_check("pairs", how, rounds, enc, &config, trace, code,
+	                  sizeof(code), 7 * (uint64_t)rounds + 3,
+	                  2 * (uint64_t)rounds + 3, seeds, err);
 }
 
 /* The same with a TIP held back before the disable (FB_CHAIN_PAIR's other
@@ -577,22 +604,23 @@ static int pair_case(int how, unsigned rounds, const char *seeds)
  *	B: ret               TIP to C (held)
  *	C: jmp OUT           the disable binds here
  *	E: jz G              tracing comes back here
- *	G: jmp *%rax         TIP to A */
+ *	G: jmp *%rax         TIP to A
+ *
+ * Per round five instructions and two events; two or three instructions
+ * and the last disable at the end. */
 static int pair_tip_case(int how, unsigned rounds, const char *seeds)
 {
-	static const size_t pcaps[] = {4096, 1, 2, 3, 5, 7, 64};
 	const uint64_t base = 0x400000, out = 0x500000;
-	uint8_t code[32], *trace;
-	struct pt_encoder *enc;
-	struct pt_image *image;
-	struct pt_config config;
 	const size_t cap = 64 + 32 * (size_t)rounds;
-	uint64_t a = base, held, back;
-	char name[64];
+	uint8_t code[32], *trace = malloc(cap);
+	struct pt_encoder *enc;
+	struct pt_config config;
+	uint64_t held, back;
 	unsigned r;
-	size_t i;
-	int bad = 0, err = 0;
+	int err = 0;
 
+	if (!trace)
+		return 1;
 	memset(code, 0x90, sizeof(code));
 	if (!how) {
 		const int32_t rel = (int32_t)(out - (base + 12));
@@ -627,83 +655,24 @@ static int pair_tip_case(int how, unsigned rounds, const char *seeds)
 		back = base + 13;
 	}
 
-	trace = malloc(cap);
-	if (!trace)
-		return 1;
-	pt_config_init(&config);
-	config.begin = trace;
-	config.end = trace + cap;
-	enc = pt_alloc_encoder(&config);
-	err |= !enc;
-	if (enc) {
-		struct pt_packet pkt;
-
-		memset(&pkt, 0, sizeof(pkt));
-		pkt.type = ppt_psb;
-		err |= pt_enc_next(enc, &pkt) < 0;
-		pkt.type = ppt_psbend;
-		err |= pt_enc_next(enc, &pkt) < 0;
-		err |= enc_packet(enc, ppt_mode, 0, 0, 0);
-		err |= enc_packet(enc, ppt_tip_pge, a, 0, 0);
-		for (r = 0; r <= rounds; ++r) {
-			err |= enc_packet(enc, ppt_tip, held, 0, 0);
-			err |= enc_packet(enc, ppt_tip_pgd, out, 0, 0);
-			if (r == rounds)
-				break;
-			err |= enc_packet(enc, ppt_tip_pge, back, 0, 0);
-			/* F's return (compressed) and E's outcome, or E's. */
-			if (!how)
-				err |= enc_packet(enc, ppt_tnt_8, 0, 2,
-				                  2 | (r & 1));
-			else
-				err |= enc_packet(enc, ppt_tnt_8, 0, 1, r & 1);
-			err |= enc_packet(enc, ppt_tip, a, 0, 0);
-		}
-		{
-			uint64_t off = 0;
-
-			err |= pt_enc_get_offset(enc, &off) < 0;
-			config.end = trace + off;
-		}
-		pt_free_encoder(enc);
+	enc = pair_trace(&config, trace, cap, base);
+	for (r = 0; enc && r <= rounds; ++r) {
+		err |= enc_packet(enc, ppt_tip, held, 0, 0);
+		err |= enc_packet(enc, ppt_tip_pgd, out, 0, 0);
+		if (r == rounds)
+			break;
+		err |= enc_packet(enc, ppt_tip_pge, back, 0, 0);
+		/* F's return (compressed) and E's outcome, or E's. */
+		if (!how)
+			err |= enc_packet(enc, ppt_tnt_8, 0, 2, 2 | (r & 1));
+		else
+			err |= enc_packet(enc, ppt_tnt_8, 0, 1, r & 1);
+		err |= enc_packet(enc, ppt_tip, base, 0, 0);
 	}
-	image = pt_image_alloc(NULL);
-	err |= !image || ptd_image_add_buffer(image, code, sizeof(code), NULL,
-	                                      base, 0) < 0;
-	if (err) {
-		fprintf(stderr, "tip pairs %d: cannot set up\n", how);
-		pt_image_free(image);
-		free(trace);
-		return 1;
-	}
-	if (seeds) {
-		bad = write_seed(seeds, "tip-pairs", how, code, sizeof(code),
-		                 trace, (size_t)(config.end - trace));
-		pt_image_free(image);
-		free(trace);
-		return bad;
-	}
-	snprintf(name, sizeof(name), "tip pairs %d x %u", how, rounds);
-	for (i = 0; i < sizeof(pcaps) / sizeof(pcaps[0]); ++i) {
-		struct fb_check_result res;
-		int rc = fb_check(name, &config, image, pcaps[i], 0, &res);
-
-		/* Per round five instructions and two events; two or three
-		 * instructions at the end; the first enable, its exec mode
-		 * and the last disable. */
-		if (rc ||
-		    res.insns != 5 * (uint64_t)rounds + 2 + (unsigned)how ||
-		    res.events != 2 * (uint64_t)rounds + 3) {
-			fprintf(stderr,
-			        "FAIL %s (array size %zu): %d, %" PRIu64
-			        " instructions, %" PRIu64 " events\n",
-			        name, pcaps[i], rc, res.insns, res.events);
-			bad = 1;
-		}
-	}
-	pt_image_free(image);
-	free(trace);
-	return bad;
+	return pair_check("tip-pairs", how, rounds, enc, &config, trace, code,
+	                  sizeof(code),
+	                  5 * (uint64_t)rounds + 2 + (unsigned)how,
+	                  2 * (uint64_t)rounds + 3, seeds, err);
 }
 
 /* The pair cases, or with @seeds, their inputs of 40 pairs as fuzz seeds
