@@ -23,6 +23,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "ild/ild.h"
+#include "ild/ild_fast.h"
 
 #include "ptdecode/ptdecode.h"
 
@@ -44,6 +45,7 @@ static double now_ns(void)
 
 enum variant {
 	v_ild,         /* ptd_ild_decode() */
+	v_ild_zydis,   /* ptd_ild_decode_zydis(): without the table */
 	v_zy_minimal,  /* ZydisDecoderDecodeInstruction, minimal mode */
 	v_zy_full,     /* ZydisDecoderDecodeInstruction, full mode */
 	v_zy_operands, /* ZydisDecoderDecodeFull (with operands) */
@@ -51,7 +53,8 @@ enum variant {
 };
 
 static const char *const variant_name[v_count] = {
-        "ptd_ild_decode (Zydis minimal + class)",
+        "ptd_ild_decode (table, else Zydis)",
+        "ptd_ild_decode_zydis (Zydis + class)",
         "Zydis minimal, DecodeInstruction",
         "Zydis full, DecodeInstruction",
         "Zydis full, DecodeFull (operands)",
@@ -84,6 +87,11 @@ static unsigned long run_pass(const struct bench *b, enum variant v)
 		case v_ild:
 			if (ptd_ild_decode(b->ctx, &insn, code, avail,
 			                   ptem_64bit) == 0)
+				sum += insn.size + insn.iclass;
+			break;
+		case v_ild_zydis:
+			if (ptd_ild_decode_zydis(b->ctx, &insn, code, avail,
+			                         ptem_64bit) == 0)
 				sum += insn.size + insn.iclass;
 			break;
 		case v_zy_minimal:
