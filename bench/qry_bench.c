@@ -34,8 +34,10 @@
  *
  * Inputs: every corpus trace found under --corpora (with the configuration
  * its README gives), then a buffer of at least --large-mb MiB: the corpus
- * traces concatenated over and over (decoded with the DynamoRIO
- * configuration, which only the DynamoRIO traces' timing packets use).
+ * traces concatenated over and over, decoded with the DynamoRIO
+ * configuration (the perf-data traces' MTCs then disagree with their TSCs,
+ * and the time engine corrects them at every TSC, which costs it a
+ * look-ahead there: docs/benchmarks-query.md).
  * Each measurement is repeated --reps times, the decoders interleaved; a
  * small input is decoded several times per sample so that each sample
  * takes at least --min-ms milliseconds.  Reported: best and median MB/s
