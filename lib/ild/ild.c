@@ -7,7 +7,9 @@
  * mnemonic, the opcode and the raw ModRM and prefix bytes, all of which
  * minimal mode provides.  tests/unit/test_ild_corpus.c checks on a large
  * instruction corpus and on random bytes that minimal and full mode agree
- * on validity and length. */
+ * on validity and length.  In 64-bit code ptd_ild_decode() first tries the
+ * table of fast64.c, which gives the same results for the instructions it
+ * takes (the same test checks that too). */
 #include "ild/ild.h"
 #include "ild/ild_fast.h"
 
