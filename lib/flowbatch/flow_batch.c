@@ -1206,6 +1206,18 @@ fb_emit(const struct ptd_flow_batch *dec, const struct fb_run *r,
 	fb_emit_with(dec, r, ips, tscs, room, t, tlast, fb_step32);
 }
 
+/* The enable @en (ev's copy, already reported) taken as flow_event() takes
+ * it after a disable: "resumed" where tracing comes back where it was
+ * expected to, the IP moved to it, the engine's copy of the event. */
+static inline void fb_enable(struct ptd_flow *flow, struct pt_event *en)
+{
+	if (flow->ip == en->variant.enabled.ip)
+		en->variant.enabled.resumed = 1;
+	flow->ip = en->variant.enabled.ip;
+	flow->enabled = 1;
+	flow->event = *en;
+}
+
 /* --- Event pairs in the chain ----------------------------------------------
  *
  * mruby's calls into the C library leave the IP filter: a TIP.PGD bound to
@@ -1266,7 +1278,7 @@ static inline int fb_pair_ok(const struct ptd_flow_batch *dec,
 
 /* In FB_CHAIN_LOOP, at run @r (index @idx) when fb_pair_ok(): take the held
  * result (fb_exec_term()) and the disable (flow_event_pending()), then the
- * runs up to the branch the disable binds to as fb_exec_disabled() does,
+ * runs up to the branch the disable binds to with fb_exec_disabled(),
  * then report the disable and the enable as fb_drain_pair() does, and go on
  * at the enable's IP.  Where a run is not one of those (no run, no room,
  * no branch at its end, a branch the engine takes), it stops there with
@@ -1279,14 +1291,12 @@ static inline int fb_pair_ok(const struct ptd_flow_batch *dec,
 		const struct ptd_qry_item *itd_ = it_ + 1, *ite_ = it_ + 2;    \
 		struct ptd_flow_events *pev_ = dec->pev;                       \
 		struct ptd_retstack *rs_ = &flow_->retstack;                   \
-		const uint64_t dip_ =                                          \
-		        qs_->events[itd_->value].variant.disabled.ip;          \
 		const int tnt_ = c_.it != NULL;                                \
 		const int tk_ = tnt_ ? fb_chain_bit(&c_) : 1;                  \
 		struct pt_event *en_;                                          \
 		uint32_t q_;                                                   \
 		size_t k_;                                                     \
-		int bound_ = 0;                                                \
+		int bound_ = 0, st_;                                           \
                                                                                \
 		fb_chain_end(dec, &c_, r->ip);                                 \
 		status = 0;                                                    \
@@ -1328,36 +1338,12 @@ static inline int fb_pair_ok(const struct ptd_flow_batch *dec,
 			r = &dec->runs[q_];                                    \
 			if (!(ROOM) || !r->has_term)                           \
 				break;                                         \
-			switch (r->fkind) {                                    \
-			case fb_fk_cond:                                       \
-			case fb_fk_ret:                                        \
-			case fb_fk_ijmp:                                       \
-				ip = 0;                                        \
-				bound_ = 1;                                    \
+			/* (-pte_bad_query: the engine takes it.) */           \
+			st_ = fb_exec_disabled(flow_, &r->term);               \
+			if (st_ < 0)                                           \
 				break;                                         \
-			case fb_fk_icall:                                      \
-				ip = r->fall_ip;                               \
-				bound_ = 1;                                    \
-				break;                                         \
-			case fb_fk_jmp:                                        \
-			case fb_fk_call:                                       \
-			case fb_fk_call_nopush:                                \
-				ip = r->tgt_ip;                                \
-				if (ip == dip_) {                              \
-					bound_ = 1;                            \
-					break;                                 \
-				}                                              \
-				if (r->fkind == fb_fk_call)                    \
-					ptd_retstack_push(rs_, r->fall_ip);    \
-				break;                                         \
-			default:                                               \
-				break;                                         \
-			}                                                      \
-			if (!bound_ && r->fkind != fb_fk_jmp &&                \
-			    r->fkind != fb_fk_call &&                          \
-			    r->fkind != fb_fk_call_nopush)                     \
-				break;                                         \
-			flow_->ip = ip;                                        \
+			bound_ = st_ & pts_event_pending;                      \
+			ip = flow_->ip;                                        \
 			EMIT;                                                  \
 			if (bound_)                                            \
 				break;                                         \
@@ -1383,11 +1369,7 @@ static inline int fb_pair_ok(const struct ptd_flow_batch *dec,
 		flow_->status = 0;                                             \
 		pev_->at[k_] = dec->pev_at + i;                                \
 		pev_->at[k_ + 1] = dec->pev_at + i;                            \
-		if (flow_->ip == en_->variant.enabled.ip)                      \
-			en_->variant.enabled.resumed = 1;                      \
-		flow_->ip = en_->variant.enabled.ip;                           \
-		flow_->enabled = 1;                                            \
-		flow_->event = *en_;                                           \
+		fb_enable(flow_, en_);                                         \
 		pev_->count = k_ + 2;                                          \
 		idx = fb_next(dec, q_, flow_->ip, mode_);                      \
 		fb_chain_begin(dec, &c_);                                      \
@@ -1957,11 +1939,7 @@ static int fb_drain_pair(struct ptd_flow_batch *dec, struct ptd_flow_events *ev,
 		return status;
 	flow->status = status;
 	ev->at[k] = at;
-	if (flow->ip == en->variant.enabled.ip)
-		en->variant.enabled.resumed = 1;
-	flow->ip = en->variant.enabled.ip;
-	flow->enabled = 1;
-	flow->event = *en;
+	fb_enable(flow, en);
 	/* (No ptd_fmem_check() again, as flow_event() does per event:
 	 * nothing between the two events can change the image.) */
 	ev->at[k + 1] = at;

@@ -205,6 +205,23 @@ int ptd_ild_fast64(struct ptd_ild *insn, const uint8_t *code, size_t avail)
 		}
 	}
 
+	switch (entry & f_imm_mask) {
+	case f_imm8:
+		imm = 1;
+		break;
+	case f_immz:
+		imm = (osz && !rexw) ? 2 : 4;
+		break;
+	case f_immv:
+		imm = rexw ? 8 : osz ? 2 : 4;
+		break;
+	case f_imm16:
+		imm = 2;
+		break;
+	default:
+		break;
+	}
+
 	what = entry & f_what;
 	switch (what) {
 	case f_plain:
@@ -234,6 +251,8 @@ int ptd_ild_fast64(struct ptd_ild *insn, const uint8_t *code, size_t avail)
 		/* TEST r/m, imm (/0; /1 is an alias left to Zydis). */
 		if (reg == 1)
 			return 0;
+		if (!reg)
+			imm = op == 0xf6 ? 1 : (osz && !rexw) ? 2 : 4;
 		break;
 	case f_grp5:
 		if (reg == 2 || reg == 4) {
@@ -268,25 +287,6 @@ int ptd_ild_fast64(struct ptd_ild *insn, const uint8_t *code, size_t avail)
 		break;
 	}
 
-	switch (entry & f_imm_mask) {
-	case f_imm8:
-		imm = 1;
-		break;
-	case f_immz:
-		imm = (osz && !rexw) ? 2 : 4;
-		break;
-	case f_immv:
-		imm = rexw ? 8 : osz ? 2 : 4;
-		break;
-	case f_imm16:
-		imm = 2;
-		break;
-	default:
-		imm = 0;
-		break;
-	}
-	if (what == f_grp3 && !reg)
-		imm = op == 0xf6 ? 1 : (osz && !rexw) ? 2 : 4;
 	size = (size_t)(p - code) + imm;
 	if (size > (size_t)(end - code))
 		return 0;
