@@ -1481,10 +1481,15 @@ static int ptd_qry_ahead_fast(struct pt_query_decoder *decoder)
 			decoder->have_next = 1;
 			stop = 1;
 			break;
+		case ppt_cyc:
+			/* A CYC and the MTC after it in one step, where the
+			 * time engine can. */
+			if (ptd_qry_cyc_mtc(decoder, pkt, &pos, size, limit))
+				continue;
+			/* fall through */
 		case ppt_tsc:
 		case ppt_tma:
 		case ppt_mtc:
-		case ppt_cyc:
 			ahead.pos = pos + size;
 			ahead.end = end;
 			ahead.state = state;

@@ -692,6 +692,80 @@ int ptd_time_cyc_slow(struct ptd_time *time, uint64_t cycles,
 	return 1;
 }
 
+int ptd_time_cyc_mtc(struct ptd_time *time, uint64_t cycles, uint8_t ctc)
+{
+	struct ptd_acc *acc = &time->est.acc;
+	struct ptd_wall *wall = &acc->wall;
+	struct ptd_mtc_step step;
+	uint64_t seg_cycles, elapsed, t;
+
+	/* The segment's first CYC (no plan yet), no cycles set aside for it,
+	 * a calibrated ratio, one known core:bus ratio with no change in the
+	 * segment (so the weights are exact and ptd_acc_solve_split() has
+	 * nothing to solve), and a wall clock that gives the MTC a time
+	 * (ptd_wall_mtc() status 0, as ptd_acc_scan_next_mtc() requires), no
+	 * mtc_freq check due (as ptd_time_mtc_planned() requires). */
+	if (time->cfg.opt.mode == ptd_time_mode_libipt ||
+	    time->cfg.opt.no_cyc || time->cfg.opt.no_tcal ||
+	    !acc->tcal.have_ratio || acc->plan != ptd_seg_none ||
+	    acc->pre_cycles || acc->unknown_start || acc->check_mtc_freq ||
+	    !acc->seg_wcyc.cbr || acc->seg_wcyc.span_old ||
+	    acc->seg_wcyc.have_span || !wall->have_ctc ||
+	    (wall->have_tsc && !wall->have_tma) || !time->cfg.config ||
+	    !ptd_time_cfg_has_ctc(&time->cfg))
+		return 0;
+	seg_cycles = ptd_time_sat_add(acc->seg_cycles, cycles);
+	elapsed = ptd_acc_ticks(acc, seg_cycles);
+	if (ptd_wall_mtc(wall, &time->cfg, ctc, elapsed, &step) != 0)
+		return 0;
+
+	/* The CYC: ptd_acc_cyc() with the plan of ptd_acc_scan_next_mtc()
+	 * and ptd_acc_plan_scan() (the MTC ends the segment, at the time
+	 * ptd_wall_mtc() gives it, after these cycles). */
+	memset(&time->report, 0, sizeof(time->report));
+	ptd_tcal_cyc(&acc->tcal, cycles);
+	/* (The weights in place, no copy of struct ptd_wcyc: its small
+	 * fields would make a copy's wide loads wait for narrow stores.  At
+	 * one known ratio, ptd_wcyc_add() only adds the weight.) */
+	ptd_wcyc_add(&acc->seg_wcyc, cycles, UINT64_MAX);
+	acc->plan_end = step.time;
+	acc->plan_cycles = seg_cycles;
+	acc->plan_unknown_weight = ptd_cbr_weight(0);
+	acc->plan_weight =
+	        ptd_wcyc_total(&acc->seg_wcyc, acc->plan_unknown_weight);
+	acc->plan_end_after_cyc = 1;
+	acc->plan_split = UINT64_MAX;
+	if (acc->plan_end < acc->seg_start)
+		acc->plan_end = acc->seg_start;
+	acc->have_cyc = 1;
+	acc->seg_cycles = seg_cycles;
+	/* ptd_acc_place(): the segment's last CYC, with all of the plan's
+	 * cycles and weight, is at the plan's end, whether the plan rescales
+	 * (the whole weight) or clamps (the CYC sent with its reference).  So
+	 * which of the two ptd_acc_plan_scan() would choose makes no
+	 * difference here, and the MTC's new segment drops the plan. */
+	if (acc->plan_weight && acc->plan_end > acc->seg_start)
+		t = acc->plan_end;
+	else
+		t = acc->seg_start;
+	acc->last_cyc_time = t;
+	ptd_time_report(time, t, 0);
+
+	/* The MTC: ptd_time_mtc_planned() with the step just worked out (and
+	 * the look-ahead's record of it as that leaves it). */
+	acc->la_elapsed = elapsed;
+	acc->la_step.time = step.time;
+	acc->la_step.ctc_ticks = step.ctc_ticks;
+	acc->la_step.ctc = step.ctc;
+	acc->la_step.periods = step.periods;
+	acc->la_ctc = ctc;
+	memset(&time->report, 0, sizeof(time->report));
+	ptd_wall_take_step(wall, &step);
+	ptd_acc_mtc_time(time, &step);
+	acc->la_next = NULL;
+	return 1;
+}
+
 static void ptd_acc_cbr(struct ptd_time *time, const struct pt_packet_cbr *cbr)
 {
 	struct ptd_acc *acc = &time->est.acc;

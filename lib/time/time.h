@@ -702,6 +702,15 @@ int ptd_time_cyc_slow(struct ptd_time *time, uint64_t cycles,
 int ptd_time_mtc_planned(struct ptd_time *time, uint8_t ctc,
                          const struct ptd_time_ahead *ahead);
 
+/* ptd_time_update() for a CYC packet of @cycles cycles and then for the MTC
+ * packet with payload @ctc that follows it (PADs aside), in one step, in the
+ * commonest case of CYC-dense traces: the CYC is the first of its segment, so
+ * the MTC ends the segment and the CYC is placed at the MTC's time (stretches
+ * where tracing is off are made of such pairs).  Nothing else reads the time
+ * between the two. Returns 1 when it applied both exactly as two
+ * ptd_time_update() calls would have, 0 (nothing changed) otherwise. */
+int ptd_time_cyc_mtc(struct ptd_time *time, uint64_t cycles, uint8_t ctc);
+
 /* Whether the accurate estimator does nothing with packets of @type but
  * clear the report (ptd_acc_update() and ptd_time_apply()'s PSB+ tracking
  * take only these eight). */

@@ -1194,6 +1194,129 @@ static void test_plan_next_mtc(void **state)
 	assert_true(plans[ptd_seg_backward] > 10);
 }
 
+/* ptd_time_cyc_mtc() leaves the time engine exactly as ptd_time_update()
+ * for the CYC, the PADs and the MTC would have, byte for byte: stream A is
+ * decoded packet by packet, stream B (the same packets) takes every "CYC,
+ * PADs, MTC" through ptd_time_cyc_mtc() where it accepts them, and the two
+ * engines are compared wherever both stand at the same packet.  The
+ * segments are pairs of one CYC and its MTC, or have more CYCs and other
+ * packets, MTCs advance by one to four periods (lost MTCs, clamped plans),
+ * CYCs count 0 to 3000 cycles, and CBRs, OVFs and PSB+ with TSC and TMA
+ * come between them, so the cases it declines come up as well. */
+static void test_cyc_mtc_pair(void **state)
+{
+	static uint8_t buf[32768];
+	static struct pt_packet pkts[4096];
+	uint32_t seed = 17;
+	unsigned taken = 0, declined = 0;
+
+	(void)state;
+	for (int trial = 0; trial < 40; ++trial) {
+		struct pt_packet_decoder *da, *db;
+		struct pt_config config;
+		struct ptd_time a, b;
+		uint64_t tsc = 100000;
+		size_t n = 0, size, ia, ib;
+		uint8_t ctc = 0x10;
+
+		pkts[n] = ptd_t_packet(ppt_psb);
+		++n;
+		pkts[n] = ptd_t_packet(ppt_tsc);
+		pkts[n++].payload.tsc.tsc = tsc;
+		pkts[n] = ptd_t_packet(ppt_tma);
+		pkts[n++].payload.tma.ctc = 0x100;
+		pkts[n] = ptd_t_packet(ppt_cbr);
+		pkts[n++].payload.cbr.ratio = 20;
+		pkts[n++] = ptd_t_packet(ppt_psbend);
+		while (n < 3000) {
+			unsigned r = ptd_t_rand(&seed) % 64;
+			struct pt_packet p;
+
+			if (r < 6) {
+				p = ptd_t_packet(ppt_cbr);
+				p.payload.cbr.ratio =
+				        (uint8_t)(8 + ptd_t_rand(&seed) % 30);
+				pkts[n++] = p;
+			} else if (r == 6) {
+				pkts[n++] = ptd_t_packet(ppt_ovf);
+			} else if (r == 7) {
+				tsc += 16 * 3 * 40 *
+				       (1 + ptd_t_rand(&seed) % 4);
+				pkts[n++] = ptd_t_packet(ppt_psb);
+				pkts[n] = ptd_t_packet(ppt_tsc);
+				pkts[n++].payload.tsc.tsc = tsc;
+				pkts[n] = ptd_t_packet(ppt_tma);
+				pkts[n++].payload.tma.ctc =
+				        (uint16_t)((ctc + 1) << 3);
+				pkts[n++] = ptd_t_packet(ppt_psbend);
+			}
+			/* A segment with more than one CYC, now and then. */
+			for (unsigned k = (r % 5 == 0) ? 1 + r % 3 : 0; k;
+			     --k) {
+				p = ptd_t_packet(ppt_cyc);
+				p.payload.cyc.value = ptd_t_rand(&seed) % 200;
+				pkts[n++] = p;
+				p = ptd_t_packet(ppt_tnt_8);
+				p.payload.tnt.bit_size = 1;
+				pkts[n++] = p;
+			}
+			p = ptd_t_packet(ppt_cyc);
+			p.payload.cyc.value =
+			        (r % 11 == 0) ? 0
+			        : (r < 40)    ? ptd_t_rand(&seed) % 300
+			                      : ptd_t_rand(&seed) % 3000;
+			pkts[n++] = p;
+			for (unsigned k = ptd_t_rand(&seed) % 3; k; --k)
+				pkts[n++] = ptd_t_packet(ppt_pad);
+			r = ptd_t_rand(&seed) % 8;
+			ctc = (uint8_t)(ctc + (r < 5 ? 1 : r - 3));
+			p = ptd_t_packet(ppt_mtc);
+			p.payload.mtc.ctc = ctc;
+			pkts[n++] = p;
+		}
+		size = ptd_t_encode(buf, sizeof(buf), pkts, n);
+		da = ptd_t_over(&config, buf, size, &a);
+		b = a;
+		db = pt_pkt_alloc_decoder(&config);
+		assert_non_null(db);
+		assert_int_equal(pt_pkt_sync_set(db, 0), 0);
+		for (ia = 0, ib = 0; ib < n;) {
+			size_t j = ib + 1;
+
+			if (pkts[ib].type == ppt_cyc) {
+				while (j < n && pkts[j].type == ppt_pad)
+					++j;
+			}
+			if (pkts[ib].type == ppt_cyc && j < n &&
+			    pkts[j].type == ppt_mtc &&
+			    ptd_time_cyc_mtc(&b, pkts[ib].payload.cyc.value,
+			                     pkts[j].payload.mtc.ctc)) {
+				struct pt_packet skip;
+
+				++taken;
+				for (; ib <= j; ++ib)
+					assert_true(pt_pkt_next(db, &skip,
+					                        sizeof(skip)) >
+					            0);
+			} else {
+				if (pkts[ib].type == ppt_cyc && j < n &&
+				    pkts[j].type == ppt_mtc)
+					++declined;
+				ptd_t_step(db, &b, buf, size);
+				++ib;
+			}
+			for (; ia < ib; ++ia)
+				ptd_t_step(da, &a, buf, size);
+			assert_memory_equal(&a, &b, sizeof(a));
+		}
+		pt_pkt_free_decoder(da);
+		pt_pkt_free_decoder(db);
+	}
+	/* Both ways came up often. */
+	assert_true(taken > 10000);
+	assert_true(declined > 1000);
+}
+
 /* The anchor scan measures up to the TSC and TMA of the next PSB+, and
  * gives up at a PSB+ without a TSC (TSC packets are off from there: no
  * end to measure to, even if a TSC and TMA come later). */
@@ -1260,6 +1383,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_never_backwards),
 	        cmocka_unit_test(test_vmx_scaling),
 	        cmocka_unit_test(test_arithmetic),
+	        cmocka_unit_test(test_cyc_mtc_pair),
 	        cmocka_unit_test(test_lookahead_runs),
 	        cmocka_unit_test(test_anchor_scan_runs),
 	        cmocka_unit_test(test_anchor_scan_wrap),
