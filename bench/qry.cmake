@@ -9,3 +9,15 @@ if(PTD_BUILD_TESTS)
   set_tests_properties(bench.qry_smoke PROPERTIES
     SKIP_RETURN_CODE 77 TIMEOUT 60 LABELS bench)
 endif()
+if(PTD_BUILD_TESTS)
+  # bench/ab.sh reads the figure of a line of two runs; on the smoke run of
+  # the same binary it must report both (no pinning: ctest runs in
+  # parallel).
+  add_test(NAME bench.ab_script
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ab.sh -r 1 -c "" -p
+                   "^smoke" $<TARGET_FILE:qry_bench> $<TARGET_FILE:qry_bench>
+                   -- --smoke)
+  set_tests_properties(bench.ab_script PROPERTIES
+    TIMEOUT 60 LABELS bench
+    PASS_REGULAR_EXPRESSION "A .* best [0-9.]+ .*\nB .* best [0-9.]+")
+endif()
