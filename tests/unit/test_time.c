@@ -959,6 +959,23 @@ static void ptd_t_step(struct pt_packet_decoder *decoder, struct ptd_time *time,
 	assert_int_equal(ptd_time_update(time, &pkt, &ahead), 0);
 }
 
+/* The PSB+ that the random timing streams start with: TSC @tsc, a TMA with
+ * CTC 0x100, CBR 20.  Returns the number of packets written to @pkts. */
+static size_t ptd_t_psb_start(struct pt_packet *pkts, uint64_t tsc)
+{
+	size_t n = 0;
+
+	pkts[n++] = ptd_t_packet(ppt_psb);
+	pkts[n] = ptd_t_packet(ppt_tsc);
+	pkts[n++].payload.tsc.tsc = tsc;
+	pkts[n] = ptd_t_packet(ppt_tma);
+	pkts[n++].payload.tma.ctc = 0x100;
+	pkts[n] = ptd_t_packet(ppt_cbr);
+	pkts[n++].payload.cbr.ratio = 20;
+	pkts[n++] = ptd_t_packet(ppt_psbend);
+	return n;
+}
+
 /* ptd_time_cyc_fast(), ptd_time_update()'s inline path for CYC packets,
  * gives exactly what ptd_time_apply() gives, packet for packet, on random
  * streams of timing packets (TSC, TMA, MTC with dropped ones, CYC, CBR,
@@ -978,17 +995,9 @@ static void test_cyc_fast_path(void **state)
 		struct pt_config config;
 		uint64_t tsc = 100000;
 		uint8_t ctc = 0x10;
-		size_t n = 0, size;
+		size_t n, size;
 
-		pkts[n] = ptd_t_packet(ppt_psb);
-		++n;
-		pkts[n] = ptd_t_packet(ppt_tsc);
-		pkts[n++].payload.tsc.tsc = tsc;
-		pkts[n] = ptd_t_packet(ppt_tma);
-		pkts[n++].payload.tma.ctc = 0x100;
-		pkts[n] = ptd_t_packet(ppt_cbr);
-		pkts[n++].payload.cbr.ratio = 20;
-		pkts[n++] = ptd_t_packet(ppt_psbend);
+		n = ptd_t_psb_start(pkts, tsc);
 		while (n < 3000) {
 			unsigned r = ptd_t_rand(&seed) % 64;
 
@@ -1216,18 +1225,10 @@ static void test_cyc_mtc_pair(void **state)
 		struct pt_config config;
 		struct ptd_time a, b;
 		uint64_t tsc = 100000;
-		size_t n = 0, size, ia, ib;
+		size_t n, size, ia, ib;
 		uint8_t ctc = 0x10;
 
-		pkts[n] = ptd_t_packet(ppt_psb);
-		++n;
-		pkts[n] = ptd_t_packet(ppt_tsc);
-		pkts[n++].payload.tsc.tsc = tsc;
-		pkts[n] = ptd_t_packet(ppt_tma);
-		pkts[n++].payload.tma.ctc = 0x100;
-		pkts[n] = ptd_t_packet(ppt_cbr);
-		pkts[n++].payload.cbr.ratio = 20;
-		pkts[n++] = ptd_t_packet(ppt_psbend);
+		n = ptd_t_psb_start(pkts, tsc);
 		while (n < 3000) {
 			unsigned r = ptd_t_rand(&seed) % 64;
 			struct pt_packet p;
