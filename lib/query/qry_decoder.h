@@ -137,25 +137,6 @@ static inline const uint8_t *ptd_qry_skip_pads(const uint8_t *pos,
 	return pos;
 }
 
-/* The CYC @pkt of @size bytes at *@pos and the MTC after it (PADs aside)
- * given to the time engine in one step (ptd_time_cyc_mtc()), as the
- * read-ahead loops would give them one after the other.  Returns 1 with
- * *@pos after the MTC if taken, 0 (nothing changed) if not.  @limit: at
- * least 16 bytes lie beyond it; only where no PEBS block is open. */
-static inline int ptd_qry_cyc_mtc(struct pt_query_decoder *decoder,
-                                  const struct pt_packet *pkt,
-                                  const uint8_t **pos, int size,
-                                  const uint8_t *limit)
-{
-	const uint8_t *q = ptd_qry_skip_pads(*pos + size, limit);
-
-	if (q >= limit || q[0] != PTD_OPC_MTC ||
-	    !ptd_time_cyc_mtc(&decoder->time, pkt->payload.cyc.value, q[1]))
-		return 0;
-	*pos = q + 2;
-	return 1;
-}
-
 /* Decode the packet at decoder->pos into decoder->next. */
 int ptd_qry_fetch(struct pt_query_decoder *decoder);
 

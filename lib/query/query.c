@@ -1432,7 +1432,24 @@ static int ptd_qry_decode(struct pt_query_decoder *decoder)
 	}
 }
 
-/* Read on up to the next packet that matters to a query. */
+/* The CYC @pkt of @size bytes at *@pos and the MTC after it (PADs aside)
+ * given to the time engine in one step (ptd_time_cyc_mtc()), as the
+ * read-ahead below would give them one after the other.  Returns 1 with
+ * *@pos after the MTC if taken, 0 (nothing changed) if not.  @limit: at
+ * least 16 bytes lie beyond it; only where no PEBS block is open. */
+static int ptd_qry_cyc_mtc(struct pt_query_decoder *decoder,
+                           const struct pt_packet *pkt, const uint8_t **pos,
+                           int size, const uint8_t *limit)
+{
+	const uint8_t *q = ptd_qry_skip_pads(*pos + size, limit);
+
+	if (q >= limit || q[0] != PTD_OPC_MTC ||
+	    !ptd_time_cyc_mtc(&decoder->time, pkt->payload.cyc.value, q[1]))
+		return 0;
+	*pos = q + 2;
+	return 1;
+}
+
 /* The common part of the read-ahead, in a tight loop: PAD (skipped) and
  * TSC, TMA, MTC and CYC (fed to the time engine, as ptd_qry_decode() would
  * consume them) up to a TNT, TIP, TIP.PGE or TIP.PGD, where the read-ahead

@@ -711,7 +711,7 @@ int ptd_time_cyc_mtc(struct ptd_time *time, uint64_t cycles, uint8_t ctc)
 	    acc->pre_cycles || acc->unknown_start || acc->check_mtc_freq ||
 	    !acc->seg_wcyc.cbr || acc->seg_wcyc.span_old ||
 	    acc->seg_wcyc.have_span || !wall->have_ctc ||
-	    (wall->have_tsc && !wall->have_tma) || !time->cfg.config ||
+	    (wall->have_tsc && !wall->have_tma) ||
 	    !ptd_time_cfg_has_ctc(&time->cfg))
 		return 0;
 	seg_cycles = ptd_time_sat_add(acc->seg_cycles, cycles);

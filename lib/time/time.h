@@ -708,7 +708,10 @@ int ptd_time_mtc_planned(struct ptd_time *time, uint8_t ctc,
  * the MTC ends the segment and the CYC is placed at the MTC's time (stretches
  * where tracing is off are made of such pairs).  Nothing else reads the time
  * between the two. Returns 1 when it applied both exactly as two
- * ptd_time_update() calls would have, 0 (nothing changed) otherwise. */
+ * ptd_time_update() calls would have, 0 (nothing changed) otherwise.  (It
+ * restates the plan that ptd_acc_scan_next_mtc() and ptd_acc_plan_scan()
+ * would make rather than calling them: the two ptd_time_update() calls
+ * with the MTC built in place measured 8 % slower on DynamoRIO b598b46a.) */
 int ptd_time_cyc_mtc(struct ptd_time *time, uint64_t cycles, uint8_t ctc);
 
 /* Whether the accurate estimator does nothing with packets of @type but
