@@ -40,6 +40,21 @@ struct corpus_stats {
 	unsigned long fast;
 };
 
+/* Print @stats of the inputs that @what describes. */
+static void print_stats(const char *what, const struct corpus_stats *stats)
+{
+	print_message("%s: %lu instructions (%lu by the table), %lu branches "
+	              "(%lu direct), %lu invalid, %lu ERETS/ERETU\n",
+	              what, stats->insns, stats->fast, stats->branches,
+	              stats->direct, stats->invalid, stats->erets);
+}
+
+/* Bytes put before an opcode: @len of @bytes. */
+struct lead {
+	uint8_t len;
+	uint8_t bytes[4];
+};
+
 struct zydis_full {
 	ZydisDecoder decoder[3];
 };
@@ -235,17 +250,15 @@ static void test_libc_text(void **state)
 	zydis_full_init(&z);
 	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); ++m) {
 		struct corpus_stats stats = {0};
+		char what[512];
 
 		check_linear(ctx, &z, elf + offset, length, vaddr, modes[m],
 		             &stats);
-		print_message("%s .text (%zu bytes) as %d-bit code: %lu "
-		              "instructions (%lu by the table), %lu branches "
-		              "(%lu direct), %lu invalid positions, %lu "
-		              "ERETS/ERETU\n",
-		              corpus_path(), length,
-		              16 << (modes[m] - ptem_16bit), stats.insns,
-		              stats.fast, stats.branches, stats.direct,
-		              stats.invalid, stats.erets);
+		snprintf(what, sizeof(what),
+		         "%s .text (%zu bytes) as %d-bit code (invalid: "
+		         "positions)",
+		         corpus_path(), length, 16 << (modes[m] - ptem_16bit));
+		print_stats(what, &stats);
 		/* The 64-bit decode of a C library is real code. */
 		if (modes[m] == ptem_64bit) {
 			assert_true(stats.insns > 10000);
@@ -271,6 +284,7 @@ static void test_random(void **state)
 	        0x35, 0xae, 0xc7, 0x22, 0xca, 0xc1, 0xc2, 0xc3, 0xec, 0xd9};
 	struct ptd_ild_ctx *ctx = ptd_ild_alloc();
 	struct corpus_stats stats = {0};
+	char what[64];
 	struct zydis_full z;
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	unsigned long i, runs = 1000000;
@@ -298,11 +312,8 @@ static void test_random(void **state)
 		check_one(ctx, &z, code, avail, mode, r >> 16, &stats);
 		free(code);
 	}
-	print_message("%lu random inputs: %lu instructions (%lu by the "
-	              "table), %lu branches (%lu direct), %lu invalid, %lu "
-	              "ERETS/ERETU\n",
-	              runs, stats.insns, stats.fast, stats.branches,
-	              stats.direct, stats.invalid, stats.erets);
+	snprintf(what, sizeof(what), "%lu random inputs", runs);
+	print_stats(what, &stats);
 	ptd_ild_free(ctx);
 }
 
@@ -310,10 +321,7 @@ static void test_random(void **state)
  * and EVEX prefixes, in every mode, with a fixed pseudo-random tail. */
 static void test_opcode_pairs(void **state)
 {
-	static const struct {
-		uint8_t len;
-		uint8_t bytes[4];
-	} leads[] = {
+	static const struct lead leads[] = {
 	        {0, {0}},
 	        {1, {0x0f}},
 	        {2, {0x66, 0x0f}},
@@ -362,10 +370,7 @@ static void test_opcode_pairs(void **state)
 				          (enum pt_exec_mode)m, 0x1000, &stats);
 		}
 	}
-	print_message("opcode pairs: %lu instructions (%lu by the table), %lu "
-	              "branches (%lu direct), %lu invalid, %lu ERETS/ERETU\n",
-	              stats.insns, stats.fast, stats.branches, stats.direct,
-	              stats.invalid, stats.erets);
+	print_stats("opcode pairs", &stats);
 	ptd_ild_free(ctx);
 }
 
@@ -376,10 +381,7 @@ static void test_opcode_pairs(void **state)
  * alone, field for field (check_one()). */
 static void test_fast_prefixes(void **state)
 {
-	static const struct {
-		uint8_t len;
-		uint8_t bytes[4];
-	} leads[] = {
+	static const struct lead leads[] = {
 	        {0, {0}},          {1, {0x66}},
 	        {1, {0x48}},       {1, {0x41}},
 	        {1, {0x4c}},       {2, {0x66, 0x48}},
