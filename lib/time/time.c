@@ -920,7 +920,11 @@ int ptd_time_apply(struct ptd_time *time, const struct pt_packet *packet,
 	} else
 		ptd_acc_update(time, packet, ahead);
 
-	if (packet->type == ppt_psbend)
+	/* An OVF ends a PSB+ as PSBEND does: libipt's decoders stop reading
+	 * the PSB+ there, and what follows is not the PSB+'s (a CBR after it
+	 * is a change of frequency, a TSC no calibration point).  (ptdump's
+	 * view differs: ptd_time_next().) */
+	if (packet->type == ppt_psbend || packet->type == ppt_ovf)
 		time->in_psb = 0;
 	return 0;
 }

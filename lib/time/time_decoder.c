@@ -88,9 +88,10 @@ int ptd_time_next(struct ptd_time_decoder *decoder,
 {
 	struct ptd_time_packet out;
 	struct ptd_time_ahead ahead;
-	const struct ptd_time *time;
+	struct ptd_time *time;
 	uint64_t offset, fcr = 0;
 	int consumed, err;
+	unsigned in_psb;
 
 	if (!decoder || !packet)
 		return -pte_invalid;
@@ -109,9 +110,15 @@ int ptd_time_next(struct ptd_time_decoder *decoder,
 	ahead.end = decoder->packet.config.end;
 	ahead.state = decoder->packet.state;
 	time = &decoder->time;
+	in_psb = time->in_psb;
 	err = ptd_time_update(&decoder->time, &out.packet, &ahead);
 	if (err < 0)
 		return err;
+	/* ptdump (libipt's, too) is in a PSB+ from PSB to PSBEND: an OVF
+	 * between them, where the decoders leave the PSB+ (ptd_time_apply()),
+	 * does not end it here. */
+	if (out.packet.type == ppt_ovf)
+		time->in_psb = in_psb;
 
 	out.offset = offset;
 	err = ptd_time_get_tsc(time, &out.tsc, &out.lost_mtc, &out.lost_cyc);

@@ -29,7 +29,8 @@
  * byte: errors, their offsets and the resynchronization at the next PSB are
  * compared too.  The first difference of a trace is reported (with
  * PTD_DIFF_QRY_DUMP=<prefix>, the corrupted trace is written to
- * <prefix>-<trace>.pt) and the next trace taken; at the end the differences
+ * <prefix>-<trace>.pt and its configuration, as ptqry's options, to
+ * <prefix>-<trace>.args) and the next trace taken; at the end the differences
  * are counted by kind.  More differing traces than --max-diffs (default 0)
  * fail; a hang or crash in libipt is counted apart and does not.
  *
@@ -1299,7 +1300,10 @@ static int by_count(const void *pa, const void *pb)
 }
 
 /* With PTD_DIFF_QRY_DUMP=<prefix>, write the trace of @config (as
- * compared: corrupted) to <prefix>-<t>.pt, for ptdump. */
+ * compared: corrupted) to <prefix>-<t>.pt, for ptdump, and its
+ * configuration to <prefix>-<t>.args, as options of ptqry (which replays
+ * the trace on either decoder: ptqry $(cat <prefix>-<t>.args) --steps
+ * [--libipt | --time-libipt] <prefix>-<t>.pt). */
 static void dump_corrupted(const struct pt_config *config, unsigned t)
 {
 	const char *prefix = getenv("PTD_DIFF_QRY_DUMP");
@@ -1313,6 +1317,21 @@ static void dump_corrupted(const struct pt_config *config, unsigned t)
 	if (!f)
 		return;
 	fwrite(config->begin, 1, (size_t)(config->end - config->begin), f);
+	fclose(f);
+	/* The configuration, as ptqry's options (and the errata, which
+	 * ptqry takes as --errata). */
+	snprintf(path, sizeof(path), "%s-%u.args", prefix, t);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f,
+	        "--mtc-freq %u --nom-freq %u --cpuid-0x15.eax %u "
+	        "--cpuid-0x15.ebx %u --errata %s%s%s%s\n",
+	        config->mtc_freq, config->nom_freq, config->cpuid_0x15_eax,
+	        config->cpuid_0x15_ebx, config->errata.bdm70 ? "bdm70," : "",
+	        config->errata.skd010 ? "skd010," : "",
+	        config->errata.apl11 ? "apl11," : "",
+	        config->errata.apl12 ? "apl12," : "");
 	fclose(f);
 }
 

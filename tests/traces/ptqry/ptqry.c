@@ -48,6 +48,8 @@ struct ptqry_options {
 	int batch;
 	int libipt;
 	int no_libipt;
+	/* --errata: the names of errata to set besides --cpu's. */
+	const char *errata;
 };
 
 static void ptqry_usage(FILE *out, const char *prog)
@@ -84,6 +86,13 @@ static void ptqry_usage(FILE *out, const char *prog)
 	        "libipt on purpose:\n"
 	        "                           with --libipt, exit 77 at once.\n"
 	        "  --cpu none|<f>/<m>[/<s>] the errata of this processor.\n"
+	        "  --errata <list>          these errata besides --cpu's, by "
+	        "name,\n"
+	        "                           comma-separated: bdm70, bdm64, "
+	        "skd007, skd022,\n"
+	        "                           skd010, skl014, apl12, apl11, "
+	        "skl168, skz84\n"
+	        "                           (diff_qry's dumps give them so).\n"
 	        "  --mtc-freq <n>           IA32_RTIT_CTL.MTCFreq.\n"
 	        "  --nom-freq <n>           the nominal core:bus ratio.\n"
 	        "  --cpuid-0x15.eax <n>     CPUID leaf 0x15 EAX.\n"
@@ -109,6 +118,43 @@ static int ptqry_number(const char *prog, const char *opt, const char *arg,
 	if (!*arg || *end || *value > max) {
 		fprintf(stderr, "%s: %s: bad argument: %s.\n", prog, opt, arg);
 		return -1;
+	}
+	return 0;
+}
+
+/* Set the errata named in the comma-separated @list in @errata (empty
+ * names are skipped).  Returns 0, or -1 for an unknown name. */
+static int ptqry_errata(const char *prog, const char *list,
+                        struct pt_errata *errata)
+{
+	while (list && *list) {
+		size_t n = strcspn(list, ",");
+
+#define PTQRY_ERRATUM(name)                                                    \
+	if (n == sizeof(#name) - 1 && !strncmp(list, #name, n)) {              \
+		errata->name = 1;                                              \
+		goto next;                                                     \
+	}
+		if (!n)
+			goto next;
+		PTQRY_ERRATUM(bdm70)
+		PTQRY_ERRATUM(bdm64)
+		PTQRY_ERRATUM(skd007)
+		PTQRY_ERRATUM(skd022)
+		PTQRY_ERRATUM(skd010)
+		PTQRY_ERRATUM(skl014)
+		PTQRY_ERRATUM(apl12)
+		PTQRY_ERRATUM(apl11)
+		PTQRY_ERRATUM(skl168)
+		PTQRY_ERRATUM(skz84)
+#undef PTQRY_ERRATUM
+		fprintf(stderr, "%s: --errata: unknown erratum: %.*s.\n", prog,
+		        (int)n, list);
+		return -1;
+	next:
+		list += n;
+		if (*list == ',')
+			++list;
 	}
 	return 0;
 }
@@ -165,6 +211,14 @@ static int ptqry_parse_args(int argc, char **argv, struct ptqry_options *opts,
 				return -1;
 			}
 			++i;
+		} else if (!strcmp(arg, "--errata")) {
+			if (!next) {
+				fprintf(stderr, "%s: --errata: missing list.\n",
+				        prog);
+				return -1;
+			}
+			opts->errata = next;
+			++i;
 		} else if (!strcmp(arg, "--mtc-freq")) {
 			if (ptqry_number(prog, arg, next, 0xf, &v) < 0)
 				return -1;
@@ -213,6 +267,9 @@ static int ptqry_parse_args(int argc, char **argv, struct ptqry_options *opts,
 		fprintf(stderr, "%s: libipt has no batch interface.\n", prog);
 		return -1;
 	}
+	/* After the loop: --cpu sets the errata anew wherever it comes. */
+	if (ptqry_errata(prog, opts->errata, &config->errata) < 0)
+		return -1;
 	return 0;
 }
 
