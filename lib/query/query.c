@@ -144,6 +144,32 @@ static enum pt_packet_type ptd_qry_opcode_type(const uint8_t *pos,
 	return ppt_invalid;
 }
 
+/* The type of the status packet at @pos that the end of the buffer cuts
+ * off (TSC, TMA, MTC, CYC, PSB: the packets that the read-ahead decodes
+ * rather than stopping before them), by its opcode, or ppt_invalid.  Cut
+ * off, they end the trace, and the read-ahead moves beyond them
+ * (ptd_qry_read_ahead()), as libipt's does.  (Only for a cut-off packet:
+ * one with a bad payload, a TMA's reserved bits say, fails where it is.) */
+static enum pt_packet_type ptd_qry_cut_status_type(const uint8_t *pos,
+                                                   const uint8_t *end)
+{
+	uint8_t opc = pos[0];
+
+	if ((opc & 0x3) == 0x3)
+		return ppt_cyc;
+	if (opc == 0x59)
+		return ppt_mtc;
+	if (opc == 0x19)
+		return ppt_tsc;
+	if (opc != 0x02 || end - pos < 2)
+		return ppt_invalid;
+	if (pos[1] == 0x73)
+		return ppt_tma;
+	if (pos[1] == 0x82)
+		return ppt_psb;
+	return ppt_invalid;
+}
+
 int ptd_qry_fetch(struct pt_query_decoder *decoder)
 {
 	struct ptd_pkt_state state = decoder->pstate;
@@ -169,6 +195,8 @@ int ptd_qry_fetch(struct pt_query_decoder *decoder)
 		 * type, and the error comes when it is processed, as in
 		 * libipt (an event before it is reported first). */
 		type = ptd_qry_opcode_type(decoder->pos, end);
+		if (type == ppt_invalid && size == -pte_eos)
+			type = ptd_qry_cut_status_type(decoder->pos, end);
 		if (type == ppt_invalid) {
 			decoder->next_err = size;
 			return size;
