@@ -1326,12 +1326,18 @@ static void dump_corrupted(const struct pt_config *config, unsigned t)
 		return;
 	fprintf(f,
 	        "--mtc-freq %u --nom-freq %u --cpuid-0x15.eax %u "
-	        "--cpuid-0x15.ebx %u --errata %s%s%s%s\n",
+	        "--cpuid-0x15.ebx %u",
 	        config->mtc_freq, config->nom_freq, config->cpuid_0x15_eax,
-	        config->cpuid_0x15_ebx, config->errata.bdm70 ? "bdm70," : "",
-	        config->errata.skd010 ? "skd010," : "",
-	        config->errata.apl11 ? "apl11," : "",
-	        config->errata.apl12 ? "apl12," : "");
+	        config->cpuid_0x15_ebx);
+	/* (make_trace() sets only these four.) */
+	if (config->errata.bdm70 || config->errata.skd010 ||
+	    config->errata.apl11 || config->errata.apl12)
+		fprintf(f, " --errata %s%s%s%s",
+		        config->errata.bdm70 ? "bdm70," : "",
+		        config->errata.skd010 ? "skd010," : "",
+		        config->errata.apl11 ? "apl11," : "",
+		        config->errata.apl12 ? "apl12," : "");
+	fputc('\n', f);
 	fclose(f);
 }
 
