@@ -34,8 +34,13 @@
  * are counted by kind.  More differing traces than --max-diffs (default 0)
  * fail; a hang or crash in libipt is counted apart and does not.
  *
- * Usage: diff_qry [--seed N] [--traces N] [--kb N] [--corrupt
- *        [--max-diffs N]] [-v]
+ * With --cut (alone or with --corrupt), each trace ends at a random offset
+ * in its second half, so that the end usually cuts a packet off, as the
+ * end of a perf AUX buffer does; the two decoders run in lockstep as with
+ * --corrupt.
+ *
+ * Usage: diff_qry [--seed N] [--traces N] [--kb N] [--corrupt] [--cut]
+ *        [--max-diffs N] [-v]
  * Exit status: 0 pass, 1 failure, 77 libipt.so.2 not loadable (skip). */
 #define _DEFAULT_SOURCE /* fork, alarm, MAP_ANONYMOUS */
 
@@ -1341,11 +1346,14 @@ static void dump_corrupted(const struct pt_config *config, unsigned t)
 	fclose(f);
 }
 
-/* --corrupt: every trace with one to three bytes overwritten, decoded by
- * both decoders in lockstep in a child process; the first difference of
- * each trace is reported.  Returns the exit status. */
+/* --corrupt: every trace with one to three bytes overwritten (@corrupted),
+ * and with --cut (@cut_end) ended at a random offset in its second half, where
+ * the end usually cuts a packet off (as the end of a perf AUX buffer does),
+ * decoded by both decoders in lockstep in a child process; the first
+ * difference of each trace is reported.  Returns the exit status. */
 static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
-                       unsigned kb, unsigned max_diffs, int verbose)
+                       unsigned kb, unsigned max_diffs, int verbose,
+                       int corrupted, int cut_end)
 {
 	enum { max_kinds = 256 };
 	struct diff_kind *kinds = calloc(max_kinds, sizeof(*kinds));
@@ -1371,7 +1379,15 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 			fprintf(stderr, "diff_qry: generator failed\n");
 			return 1;
 		}
-		corrupt(buf, size, &rng, &d);
+		if (corrupted)
+			corrupt(buf, size, &rng, &d);
+		else
+			memset(&d, 0, sizeof(d));
+		if (cut_end) {
+			size = size / 2 +
+			       (size_t)ptd_rng_below(&rng, size - size / 2);
+			config.end = buf + size;
+		}
 		total_bytes += size;
 		status = run_isolated(&config, 8 * (uint64_t)size + 1000, ls);
 		if (status < 0)
@@ -1411,8 +1427,8 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 		count_diff(kinds, &nkinds, max_kinds, ls, t);
 		fprintf(stderr,
 		        "diff_qry: seed %" PRIu64
-		        " trace %u (%zu bytes, corrupted:",
-		        seed, t, size);
+		        " trace %u (%zu bytes%s, corrupted:",
+		        seed, t, size, cut_end ? " after the cut" : "");
 		for (unsigned i = 0; i < d.n; ++i)
 			fprintf(stderr, " %zx %02x->%02x", d.at[i], d.old[i],
 			        d.now[i]);
@@ -1426,9 +1442,12 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 		dump_corrupted(&config, t);
 	}
 	munmap(ls, sizeof(*ls));
-	printf("diff_qry: --corrupt: %u traces, %" PRIu64 " bytes, %" PRIu64
+	printf("diff_qry: %s: %u traces, %" PRIu64 " bytes, %" PRIu64
 	       " calls compared (%" PRIu64 " errors), %u traces differ, %u "
 	       "abandoned (libipt hung or crashed), %u cut short\n",
+	       corrupted && cut_end ? "--corrupt --cut"
+	       : corrupted          ? "--corrupt"
+	                            : "--cut",
 	       traces, total_bytes, total_calls, total_errors, diffs, abandoned,
 	       cut);
 	qsort(kinds, nkinds, sizeof(*kinds), by_count);
@@ -1560,7 +1579,7 @@ int main(int argc, char **argv)
 	struct ptd_libipt ipt;
 	uint64_t seed = 1;
 	unsigned traces = 50, kb = 256, max_diffs = 0;
-	int verbose = 0, corrupted = 0, status;
+	int verbose = 0, corrupted = 0, cut = 0, status;
 	char msg[256];
 	uint8_t *buf;
 
@@ -1573,6 +1592,8 @@ int main(int argc, char **argv)
 			kb = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--corrupt"))
 			corrupted = 1;
+		else if (!strcmp(argv[i], "--cut"))
+			cut = 1;
 		else if (!strcmp(argv[i], "--max-diffs") && i + 1 < argc)
 			max_diffs = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-v"))
@@ -1580,7 +1601,8 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr,
 			        "usage: diff_qry [--seed N] [--traces N] "
-			        "[--kb N] [--corrupt [--max-diffs N]] [-v]\n");
+			        "[--kb N] [--corrupt] [--cut] [--max-diffs N] "
+			        "[-v]\n");
 			return 2;
 		}
 	}
@@ -1596,8 +1618,9 @@ int main(int argc, char **argv)
 	buf = malloc((size_t)kb * 1024);
 	if (!buf)
 		return 1;
-	if (corrupted)
-		status = run_corrupt(buf, seed, traces, kb, max_diffs, verbose);
+	if (corrupted || cut)
+		status = run_corrupt(buf, seed, traces, kb, max_diffs, verbose,
+		                     corrupted, cut);
 	else
 		status = run_valid(buf, seed, traces, kb, verbose);
 	free(buf);
