@@ -4,7 +4,7 @@
  *
  *	flow_diff corpus <libxdc-dir> [--limit <bytes>] [--insn|--block]
  *	flow_diff gen <first-seed> <count> <steps> [--insn|--block]
- *	          [--corrupt]
+ *	          [--corrupt] [--cut]
  *	common options: --offsets (ask and compare the offset before every
  *	result), --libipt-time (ptdecode with libipt's time estimator; event
  *	times and pt_*_time() after every result compared too), --max-diffs
@@ -24,7 +24,10 @@
  * instructions against the generator's ground truth (so the generator is
  * known to be right); with --corrupt, one to three bytes of each trace are
  * overwritten at random first, so that errors, their offsets and the
- * resynchronization are compared too (no ground truth then).
+ * resynchronization are compared too (no ground truth then); with --cut,
+ * each trace ends at a random offset in its second half, so that the end
+ * usually cuts a packet off, as the end of a perf AUX buffer does (no
+ * ground truth either).
  *
  * Exit status: 0 when everything matched, 1 on a difference, 77 when the
  * corpora or libipt are absent. */
@@ -755,9 +758,20 @@ static void flow_corrupt(struct flow_gen *gen, uint64_t seed)
 	}
 }
 
+/* End @gen's trace at an offset in its second half, chosen by @seed. */
+static void flow_cut(struct flow_gen *gen, uint64_t seed)
+{
+	uint64_t x = (seed ^ 0x9e3779b97f4a7c15ull) * 0xd1342543de82ef95ull + 1;
+	size_t half = gen->trace_size / 2;
+
+	if (gen->trace_size - half)
+		gen->trace_size =
+		        half + (size_t)((x >> 16) % (gen->trace_size - half));
+}
+
 static int flow_run_gen(const struct ptd_libipt *ipt, uint64_t seed,
                         uint64_t count, size_t steps, int kinds, int corrupt,
-                        struct flow_totals *totals)
+                        int cut, struct flow_totals *totals)
 {
 	char path[] = "/tmp/ptd-flow-code-XXXXXX";
 	uint64_t i;
@@ -795,6 +809,8 @@ static int flow_run_gen(const struct ptd_libipt *ipt, uint64_t seed,
 		fclose(file);
 		if (corrupt)
 			flow_corrupt(&gen, seed + i);
+		if (cut)
+			flow_cut(&gen, seed + i);
 		flow_save(&gen);
 		flow_max_results = 100 * (uint64_t)steps + 10000;
 		section.file = path;
@@ -812,7 +828,7 @@ static int flow_run_gen(const struct ptd_libipt *ipt, uint64_t seed,
 		input.sections = &section;
 		input.nsections = 1;
 		snprintf(name, sizeof(name), "seed-%" PRIu64, seed + i);
-		if (corrupt)
+		if (corrupt || cut)
 			err = flow_isolated(ipt, &input, kinds, name, totals);
 		else
 			for (k = 0; k < 2 && !err; ++k)
@@ -832,7 +848,8 @@ static void flow_usage(const char *prog)
 	        "[--insn|--block] [--offsets] [--libipt-time] [--max-diffs "
 	        "<n>]\n"
 	        "       %s gen <first-seed> <count> <steps> [--insn|--block] "
-	        "[--corrupt] [--offsets] [--libipt-time] [--max-diffs <n>]\n",
+	        "[--corrupt] [--cut] [--offsets] [--libipt-time] "
+	        "[--max-diffs <n>]\n",
 	        prog, prog);
 }
 
@@ -841,7 +858,7 @@ int main(int argc, char *argv[])
 	struct flow_totals totals;
 	struct ptd_libipt ipt;
 	uint64_t limit = 0;
-	int kinds = 3, corrupt = 0, status, i, nargs;
+	int kinds = 3, corrupt = 0, cut = 0, status, i, nargs;
 	unsigned max_diffs = 0;
 	char msg[256];
 
@@ -861,6 +878,8 @@ int main(int argc, char *argv[])
 			kinds = 2;
 		else if (!strcmp(argv[i], "--corrupt"))
 			corrupt = 1;
+		else if (!strcmp(argv[i], "--cut"))
+			cut = 1;
 		else if (!strcmp(argv[i], "--offsets"))
 			flow_offsets = 1;
 		else if (!strcmp(argv[i], "--libipt-time"))
@@ -890,7 +909,7 @@ int main(int argc, char *argv[])
 		status = flow_run_gen(&ipt, strtoull(argv[2], NULL, 0),
 		                      strtoull(argv[3], NULL, 0),
 		                      (size_t)strtoull(argv[4], NULL, 0), kinds,
-		                      corrupt, &totals);
+		                      corrupt, cut, &totals);
 	} else {
 		flow_usage(argv[0]);
 		ptd_libipt_close(&ipt);
