@@ -144,14 +144,21 @@ static enum pt_packet_type ptd_qry_opcode_type(const uint8_t *pos,
 	return ppt_invalid;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+/* Out of the way of the decoding paths: errors at the end of a buffer. */
+#define PTD_QRY_COLD __attribute__((noinline, cold))
+#else
+#define PTD_QRY_COLD
+#endif
+
 /* The type of the status packet at @pos that the end of the buffer cuts
  * off (TSC, TMA, MTC, CYC, PSB: the packets that the read-ahead decodes
  * rather than stopping before them), by its opcode, or ppt_invalid.  Cut
  * off, they end the trace, and the read-ahead moves beyond them
  * (ptd_qry_read_ahead()), as libipt's does.  (Only for a cut-off packet:
  * one with a bad payload, a TMA's reserved bits say, fails where it is.) */
-static enum pt_packet_type ptd_qry_cut_status_type(const uint8_t *pos,
-                                                   const uint8_t *end)
+PTD_QRY_COLD static enum pt_packet_type
+ptd_qry_cut_status_type(const uint8_t *pos, const uint8_t *end)
 {
 	uint8_t opc = pos[0];
 
