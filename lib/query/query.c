@@ -145,7 +145,7 @@ static enum pt_packet_type ptd_qry_opcode_type(const uint8_t *pos,
 }
 
 #if defined(__GNUC__) || defined(__clang__)
-/* Out of the way of the decoding paths: errors at the end of a buffer. */
+/* Out of the decoding paths: code for packets that do not decode. */
 #define PTD_QRY_COLD __attribute__((noinline, cold))
 #else
 #define PTD_QRY_COLD
@@ -157,8 +157,8 @@ static enum pt_packet_type ptd_qry_opcode_type(const uint8_t *pos,
  * off, they end the trace, and the read-ahead moves beyond them
  * (ptd_qry_read_ahead()), as libipt's does.  (Only for a cut-off packet:
  * one with a bad payload, a TMA's reserved bits say, fails where it is.) */
-PTD_QRY_COLD static enum pt_packet_type
-ptd_qry_cut_status_type(const uint8_t *pos, const uint8_t *end)
+static enum pt_packet_type ptd_qry_cut_status_type(const uint8_t *pos,
+                                                   const uint8_t *end)
 {
 	uint8_t opc = pos[0];
 
@@ -177,6 +177,34 @@ ptd_qry_cut_status_type(const uint8_t *pos, const uint8_t *end)
 	return ppt_invalid;
 }
 
+/* ptd_qry_fetch() for a packet that does not decode (@size: 0 or the
+ * negative error).  A packet that the end of the buffer cuts off, or whose
+ * payload is bad, is still recognised by its opcode: the read-ahead stops
+ * before it as before a good one of its type, and the error comes when it
+ * is processed, as in libipt (an event before it is reported first).  Out
+ * of line and cold: the decoding paths do not pay for it. */
+PTD_QRY_COLD static int ptd_qry_fetch_failed(struct pt_query_decoder *decoder,
+                                             int size)
+{
+	const uint8_t *end = decoder->config.end;
+	enum pt_packet_type type;
+
+	if (!size)
+		size = -pte_bad_packet;
+	type = ptd_qry_opcode_type(decoder->pos, end);
+	if (type == ppt_invalid && size == -pte_eos)
+		type = ptd_qry_cut_status_type(decoder->pos, end);
+	if (type == ppt_invalid) {
+		decoder->next_err = size;
+		return size;
+	}
+	decoder->next.type = type;
+	decoder->next_err = size;
+	decoder->next_flags = ptd_qry_flags(type);
+	decoder->have_next = 1;
+	return 0;
+}
+
 int ptd_qry_fetch(struct pt_query_decoder *decoder)
 {
 	struct ptd_pkt_state state = decoder->pstate;
@@ -191,29 +219,8 @@ int ptd_qry_fetch(struct pt_query_decoder *decoder)
 	}
 	size = ptd_pkt_decode(decoder->pos, end, &decoder->config,
 	                      &decoder->next, &state);
-	if (size <= 0) {
-		enum pt_packet_type type;
-
-		if (!size)
-			size = -pte_bad_packet;
-		/* A packet that the end of the buffer cuts off, or whose
-		 * payload is bad, is still recognised by its opcode: the
-		 * read-ahead stops before it as before a good one of its
-		 * type, and the error comes when it is processed, as in
-		 * libipt (an event before it is reported first). */
-		type = ptd_qry_opcode_type(decoder->pos, end);
-		if (type == ppt_invalid && size == -pte_eos)
-			type = ptd_qry_cut_status_type(decoder->pos, end);
-		if (type == ppt_invalid) {
-			decoder->next_err = size;
-			return size;
-		}
-		decoder->next.type = type;
-		decoder->next_err = size;
-		decoder->next_flags = ptd_qry_flags(type);
-		decoder->have_next = 1;
-		return 0;
-	}
+	if (size <= 0)
+		return ptd_qry_fetch_failed(decoder, size);
 	decoder->next_size = size;
 	decoder->next_pstate = state;
 	decoder->next_flags = ptd_qry_packet_flags(&decoder->next);
