@@ -122,6 +122,18 @@ static int ptqry_number(const char *prog, const char *opt, const char *arg,
 	return 0;
 }
 
+/* The argument @arg of option @opt into *@value; -1 if it is missing. */
+static int ptqry_string(const char *prog, const char *opt, const char *arg,
+                        const char **value)
+{
+	if (!arg) {
+		fprintf(stderr, "%s: %s: missing argument.\n", prog, opt);
+		return -1;
+	}
+	*value = arg;
+	return 0;
+}
+
 /* Set the errata named in the comma-separated @list in @errata (empty
  * names are skipped).  Returns 0, or -1 for an unknown name. */
 static int ptqry_errata(const char *prog, const char *list,
@@ -180,12 +192,8 @@ static int ptqry_parse_args(int argc, char **argv, struct ptqry_options *opts,
 			*status = PTQRY_EXIT_OK;
 			return -1;
 		} else if (!strcmp(arg, "--script")) {
-			if (!next) {
-				fprintf(stderr, "%s: --script: missing file.\n",
-				        prog);
+			if (ptqry_string(prog, arg, next, &opts->script) < 0)
 				return -1;
-			}
-			opts->script = next;
 			++i;
 		} else if (!strcmp(arg, "--auto")) {
 			opts->auto_mode = 1;
@@ -212,12 +220,8 @@ static int ptqry_parse_args(int argc, char **argv, struct ptqry_options *opts,
 			}
 			++i;
 		} else if (!strcmp(arg, "--errata")) {
-			if (!next) {
-				fprintf(stderr, "%s: --errata: missing list.\n",
-				        prog);
+			if (ptqry_string(prog, arg, next, &opts->errata) < 0)
 				return -1;
-			}
-			opts->errata = next;
 			++i;
 		} else if (!strcmp(arg, "--mtc-freq")) {
 			if (ptqry_number(prog, arg, next, 0xf, &v) < 0)
