@@ -260,8 +260,39 @@ static int flow_item_equal(const struct flow_item *a, const struct flow_item *b)
  *   instruction: Zydis rejects bytes libipt's length decoder accepts
  *   (docs/ild.md);
  * - libipt 2.0.5 reports -pte_bad_opc at an offset where the trace holds a
- *   packet of a later libipt (TRIG 0xd9, CFE 02 13, EVD 02 53) that ptdecode
- *   decodes (docs/compatibility.md). */
+ *   packet of a later libipt (TRIG 0xd9, CFE 02 13, EVD 02 53, BBP 02 63,
+ *   BEP 02 33 and 02 b3) that ptdecode decodes (docs/compatibility.md):
+ *   ptdecode then goes on, or fails later or with another error (a BBP in
+ *   PSB+ is -pte_bad_context). */
+/* Whether a packet of a later libipt (above) lies in the PSB+ at @offset of
+ * @input's trace: a synchronization fails at the PSB's offset, not the bad
+ * packet's. */
+static int flow_later_packet_in_psb(const struct flow_input *input,
+                                    uint64_t offset)
+{
+	struct pt_packet_decoder *dec = pt_pkt_alloc_decoder(&input->config);
+	struct pt_packet pkt;
+	int found = 0;
+
+	if (!dec)
+		return 0;
+	if (pt_pkt_sync_set(dec, offset) == 0) {
+		for (int i = 0; i < 64; ++i) {
+			if (pt_pkt_next(dec, &pkt, sizeof(pkt)) < 0 ||
+			    pkt.type == ppt_psbend)
+				break;
+			if (pkt.type == ppt_trig || pkt.type == ppt_cfe ||
+			    pkt.type == ppt_evd || pkt.type == ppt_bbp ||
+			    pkt.type == ppt_bip || pkt.type == ppt_bep) {
+				found = 1;
+				break;
+			}
+		}
+	}
+	pt_pkt_free_decoder(dec);
+	return found;
+}
+
 static int flow_documented(const struct flow_input *input,
                            const struct flow_item *ipt,
                            const struct flow_item *ptd)
@@ -278,7 +309,12 @@ static int flow_documented(const struct flow_input *input,
 		if (p[0] == 0xd9)
 			return 1;
 		if (p[0] == 0x02 && p + 1 < end &&
-		    (p[1] == 0x13 || p[1] == 0x53))
+		    (p[1] == 0x13 || p[1] == 0x53 || p[1] == 0x63 ||
+		     p[1] == 0x33 || p[1] == 0xb3))
+			return 1;
+		if (ipt->kind == fi_sync_error && ptd->kind == fi_sync_error &&
+		    ptd->offset == ipt->offset &&
+		    flow_later_packet_in_psb(input, ipt->offset))
 			return 1;
 	}
 	return 0;
