@@ -620,10 +620,6 @@ static int blk_events(struct ptd_flow *flow, struct pt_block *block)
 	struct ptd_finsn insn;
 	int status;
 
-	/* Tracing is disabled: only the event can move us on. */
-	if (!flow->enabled)
-		return ptd_flow_status(flow, pts_event_pending);
-
 	for (;;) {
 		status = blk_one_insn(flow, block, &insn, 0);
 		if (status <= 0)
@@ -646,13 +642,18 @@ static int blk_proceed(struct ptd_flow *flow, struct pt_block *block)
 	struct ptd_fsec *sec;
 	int err;
 
-	if (!ptd_flow_quiet(flow))
-		return blk_events(flow, block);
+	/* Without tracing enabled, only events can move us on, and the
+	 * status after the last one said whether one waits: as
+	 * pt_insn_next() does (and libipt's instruction-flow decoder), this
+	 * does not take one that it did not announce (a TIP.PGD while
+	 * tracing is off). */
 	if (!flow->enabled) {
 		if (flow->status & pts_eos)
 			return -pte_eos;
 		return -pte_no_enable;
 	}
+	if (!ptd_flow_quiet(flow))
+		return blk_events(flow, block);
 
 	sec = flow->mem.cur;
 	if (!sec || !in_sec(sec, flow->ip)) {
