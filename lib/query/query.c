@@ -162,17 +162,18 @@ static enum pt_packet_type ptd_qry_cut_status_type(const uint8_t *pos,
 {
 	uint8_t opc = pos[0];
 
-	if ((opc & 0x3) == 0x3)
+	/* (CYC: bits 1:0 of the opcode byte; the rest is payload.) */
+	if ((opc & PTD_OPC_CYC) == PTD_OPC_CYC)
 		return ppt_cyc;
-	if (opc == 0x59)
+	if (opc == PTD_OPC_MTC)
 		return ppt_mtc;
-	if (opc == 0x19)
+	if (opc == PTD_OPC_TSC)
 		return ppt_tsc;
-	if (opc != 0x02 || end - pos < 2)
+	if (opc != PTD_OPC_EXT || end - pos < 2)
 		return ppt_invalid;
-	if (pos[1] == 0x73)
+	if (pos[1] == PTD_EXT_TMA)
 		return ppt_tma;
-	if (pos[1] == 0x82)
+	if (pos[1] == PTD_EXT_PSB)
 		return ppt_psb;
 	return ppt_invalid;
 }

@@ -264,18 +264,9 @@ static int flow_item_equal(const struct flow_item *a, const struct flow_item *b)
 	return 0;
 }
 
-/* Whether a difference is one that our documentation describes:
- * - ptdecode reports -pte_bad_insn at an IP where libipt 2.0.5 decoded an
- *   instruction: Zydis rejects bytes libipt's length decoder accepts
- *   (docs/ild.md);
- * - libipt 2.0.5 reports -pte_bad_opc at an offset where the trace holds a
- *   packet of a later libipt (TRIG 0xd9, CFE 02 13, EVD 02 53, BBP 02 63,
- *   BEP 02 33 and 02 b3) that ptdecode decodes (docs/compatibility.md):
- *   ptdecode then goes on, or fails later or with another error (a BBP in
- *   PSB+ is -pte_bad_context). */
-/* Whether a packet of a later libipt (above) lies in the PSB+ at @offset of
- * @input's trace: a synchronization fails at the PSB's offset, not the bad
- * packet's. */
+/* Whether a packet of a later libipt (see flow_documented()) lies in the
+ * PSB+ at @offset of @input's trace: a synchronization fails at the PSB's
+ * offset, not the bad packet's. */
 static int flow_later_packet_in_psb(const struct flow_input *input,
                                     uint64_t offset)
 {
@@ -302,6 +293,15 @@ static int flow_later_packet_in_psb(const struct flow_input *input,
 	return found;
 }
 
+/* Whether a difference is one that our documentation describes:
+ * - ptdecode reports -pte_bad_insn at an IP where libipt 2.0.5 decoded an
+ *   instruction: Zydis rejects bytes libipt's length decoder accepts
+ *   (docs/ild.md);
+ * - libipt 2.0.5 reports -pte_bad_opc at an offset where the trace holds a
+ *   packet of a later libipt (TRIG 0xd9, CFE 02 13, EVD 02 53, BBP 02 63,
+ *   BEP 02 33 and 02 b3) that ptdecode decodes (docs/compatibility.md):
+ *   ptdecode then goes on, or fails later or with another error (a BBP in
+ *   PSB+ is -pte_bad_context). */
 static int flow_documented(const struct flow_input *input,
                            const struct flow_item *ipt,
                            const struct flow_item *ptd)
