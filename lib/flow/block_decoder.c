@@ -483,6 +483,20 @@ static int blk_truncated(struct ptd_flow *flow, struct pt_block *block)
 	return ptd_flow_after(flow, &insn);
 }
 
+/* The end of a cached block at an indirect branch whose query returned
+ * @status: as for the same branch decoded (flow_proceed()), a target with its
+ * IP suppressed is -pte_noip.  (libipt 2.0.5's block decoder checks this only
+ * for blocks it decodes, not for those it takes from its cache, where it goes
+ * on at the branch itself: the same trace then gave other errors depending
+ * on what had been cached.) */
+static int blk_cached_target(struct ptd_flow *flow, int status)
+{
+	flow->status = status;
+	if (status & pts_ip_suppressed)
+		return -pte_noip;
+	return ptd_flow_after(flow, NULL);
+}
+
 /* Follow the cache from the current IP in @sec.  Returns status flags or an
  * error. */
 static int blk_cached(struct ptd_flow *flow, struct pt_block *block,
@@ -555,8 +569,7 @@ static int blk_cached(struct ptd_flow *flow, struct pt_block *block,
 			status = ptd_flow_indirect_branch(flow, &flow->ip, nip);
 			if (status < 0)
 				return status;
-			flow->status = status;
-			return ptd_flow_after(flow, NULL);
+			return blk_cached_target(flow, status);
 
 		case bq_return:
 			block->iclass = ptic_return;
@@ -568,8 +581,7 @@ static int blk_cached(struct ptd_flow *flow, struct pt_block *block,
 				        flow, &flow->ip, nip);
 				if (status < 0)
 					return status;
-				flow->status = status;
-				return ptd_flow_after(flow, NULL);
+				return blk_cached_target(flow, status);
 			}
 			flow->status = status;
 			if (!taken)
@@ -584,8 +596,7 @@ static int blk_cached(struct ptd_flow *flow, struct pt_block *block,
 			status = ptd_flow_indirect_branch(flow, &flow->ip, nip);
 			if (status < 0)
 				return status;
-			flow->status = status;
-			return ptd_flow_after(flow, NULL);
+			return blk_cached_target(flow, status);
 
 		default:
 			break;

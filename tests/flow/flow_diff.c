@@ -301,7 +301,12 @@ static int flow_later_packet_in_psb(const struct flow_input *input,
  *   packet of a later libipt (TRIG 0xd9, CFE 02 13, EVD 02 53, BBP 02 63,
  *   BEP 02 33 and 02 b3) that ptdecode decodes (docs/compatibility.md):
  *   ptdecode then goes on, or fails later or with another error (a BBP in
- *   PSB+ is -pte_bad_context). */
+ *   PSB+ is -pte_bad_context);
+ * - (--block-vs-insn, with --offsets) ptdecode's block decoder reports a
+ *   disabled event with its IP suppressed right after a TIP.PGD without an
+ *   IP (the byte 0x01), where libipt's instruction-flow decoder reports
+ *   something else: both block decoders take such a TIP.PGD as the event,
+ *   and both instruction-flow decoders do not (docs/flow.md). */
 static int flow_documented(const struct flow_input *input,
                            const struct flow_item *ipt,
                            const struct flow_item *ptd)
@@ -316,6 +321,11 @@ static int flow_documented(const struct flow_input *input,
 	if (flow_cross && ptd->kind == fi_error && ptd->err == -pte_bad_insn &&
 	    !ptd->ip && ipt->kind == fi_insn && flow_offsets &&
 	    ipt->offset == ptd->offset)
+		return 1;
+	if (flow_cross && flow_offsets && ptd->kind == fi_event &&
+	    ptd->event.type == ptev_disabled && ptd->event.ip_suppressed &&
+	    ptd->offset >= 1 && ptd->offset <= (uint64_t)(end - begin) &&
+	    begin[ptd->offset - 1] == 0x01)
 		return 1;
 	if ((ipt->kind == fi_error || ipt->kind == fi_sync_error) &&
 	    ipt->err == -pte_bad_opc && ipt->offset < (uint64_t)(end - begin)) {
