@@ -432,7 +432,9 @@ static int blk_fill(struct ptd_flow *flow, struct pt_block *block,
 	if (!slot)
 		return -pte_nomem;
 	bce_unpack(*slot, &next);
-	if (!next.qual) {
+	/* An entry made in another mode (the same code run in another mode
+	 * before) is filled anew, as one that is not there. */
+	if (!next.qual || next.mode != insn.mode) {
 		/* Too long a walk: the next time, go on from @nip. */
 		if (!--steps)
 			return bce_again(sec, insn.ip, nip, insn.mode);
@@ -440,11 +442,9 @@ static int blk_fill(struct ptd_flow *flow, struct pt_block *block,
 		if (err < 0)
 			return err;
 		bce_unpack(*slot, &next);
-		if (!next.qual)
+		if (!next.qual || next.mode != insn.mode)
 			return 0;
 	}
-	if (next.mode != insn.mode)
-		return -pte_internal;
 	dip = nip + (uint64_t)(int64_t)next.disp;
 	if (!in_sec(sec, dip))
 		return 0;
@@ -513,7 +513,8 @@ static int blk_cached(struct ptd_flow *flow, struct pt_block *block,
 		if (!slot)
 			return -pte_nomem;
 		bce_unpack(*slot, &e);
-		if (!e.qual) {
+		/* No entry, or one made in another mode: decode and fill. */
+		if (!e.qual || e.mode != ((unsigned)flow->mode & 3)) {
 			int traced = 0;
 
 			status = 0;
