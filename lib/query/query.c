@@ -584,6 +584,22 @@ static int ptd_qry_header_event(struct pt_query_decoder *decoder)
 	return 0;
 }
 
+/* The error of a packet in a PSB+ that does not decode (@err from
+ * ptd_qry_fetch()): a PSB's opcode is out of context there whatever its
+ * payload, as libipt looks at the opcode first (ptd_qry_fetch() gives other
+ * packets of known opcodes their type, which the caller checks).  Cold: for
+ * corrupted traces only. */
+PTD_QRY_COLD static int
+ptd_qry_psb_header_error(struct pt_query_decoder *decoder, int err)
+{
+	const uint8_t *pos = decoder->pos, *end = decoder->config.end;
+
+	if (err != -pte_eos && end - pos >= 2 && pos[0] == PTD_OPC_EXT &&
+	    pos[1] == PTD_EXT_PSB)
+		return -pte_bad_context;
+	return err;
+}
+
 /* Read the packets of a PSB+ up to its PSBEND (or an OVF in it). */
 static int ptd_qry_read_psb_header(struct pt_query_decoder *decoder)
 {
@@ -598,7 +614,7 @@ static int ptd_qry_read_psb_header(struct pt_query_decoder *decoder)
 		err = ptd_qry_fetch(decoder);
 
 		if (err < 0)
-			return err;
+			return ptd_qry_psb_header_error(decoder, err);
 		if (decoder->next_flags & ptd_qf_psbend)
 			return 0;
 
