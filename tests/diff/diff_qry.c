@@ -1357,26 +1357,47 @@ static int rejected_timing_at(const struct pt_config *config, uint64_t offset)
 
 /* Whether the first difference of a trace, libipt's result @a against ours
  * @b, is of a kind that docs/compatibility.md ("The query decoder")
- * describes, and which; NULL if not:
+ * describes, and which (doc_none if not):
  * - libipt fails with -pte_bad_opc at a packet of a later libipt (or at
  *   the PSB of a PSB+ holding one) that ptdecode decodes: ptdecode goes
  *   on, or fails no earlier;
  * - libipt fails with -pte_bad_context or -pte_bad_packet at a timing
  *   packet that its time update rejects (or at the PSB of a PSB+ holding
  *   one), where ptdecode takes what it can and goes on, or fails no
- *   earlier. */
-static const char *documented_diff(const struct pt_config *config,
-                                   const struct rec *a, const struct rec *b)
+ *   earlier;
+ * - a PWRE event whose HW bit differs: ptdecode reads it where the Intel
+ *   SDM puts it (bit 7 of the packet's byte 2), libipt 2.0.5 from bit 3. */
+enum doc_kind {
+	doc_none,
+	doc_later_packet,
+	doc_timing,
+	doc_pwre_hw,
+	doc_kinds
+};
+
+static const char *const doc_names[doc_kinds] = {
+        "", "at packets of a later libipt", "at timing packets libipt rejects",
+        "in PWRE's HW bit"};
+
+static enum doc_kind documented_diff(const struct pt_config *config,
+                                     const struct rec *a, const struct rec *b)
 {
 	const int later = b->status >= 0 || b->offset >= a->offset;
 
+	if (a->kind == rec_event && b->kind == rec_event && a->status >= 0 &&
+	    a->status == b->status && a->ev.type == ptev_pwre &&
+	    b->ev.type == ptev_pwre &&
+	    a->ev.variant.pwre.state == b->ev.variant.pwre.state &&
+	    a->ev.variant.pwre.sub_state == b->ev.variant.pwre.sub_state &&
+	    a->ev.variant.pwre.hw != b->ev.variant.pwre.hw)
+		return doc_pwre_hw;
 	if (a->status == -pte_bad_opc && later &&
 	    later_packet_at(config, a->offset))
-		return "a packet of a later libipt";
+		return doc_later_packet;
 	if ((a->status == -pte_bad_context || a->status == -pte_bad_packet) &&
 	    later && rejected_timing_at(config, a->offset))
-		return "a timing packet libipt rejects";
-	return NULL;
+		return doc_timing;
+	return doc_none;
 }
 
 static int by_count(const void *pa, const void *pb)
@@ -1443,7 +1464,7 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 	struct diff_kind *kinds = calloc(max_kinds, sizeof(*kinds));
 	struct lockstep *ls;
 	unsigned nkinds = 0, diffs = 0, abandoned = 0, cut = 0;
-	unsigned documented = 0, later_packets = 0, timing = 0;
+	unsigned documented[doc_kinds] = {0};
 	uint64_t total_bytes = 0, total_calls = 0, total_errors = 0;
 
 	ls = mmap(NULL, sizeof(*ls), PROT_READ | PROT_WRITE,
@@ -1458,7 +1479,7 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 		struct ptd_rng rng;
 		struct damage d;
 		size_t size = make_trace(&config, &rng, buf, kb, seed, t);
-		const char *why;
+		enum doc_kind why;
 		int status;
 
 		if (!size) {
@@ -1510,17 +1531,13 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 		if (!ls->differs)
 			continue;
 		why = documented_diff(&config, &ls->ipt, &ls->ours);
-		if (why) {
-			documented++;
-			if (why[2] == 'p')
-				later_packets++;
-			else
-				timing++;
+		if (why != doc_none) {
+			documented[why]++;
 			if (verbose)
 				fprintf(stderr,
 				        "trace %u: call %" PRIu64
-				        " differs: documented (%s)\n",
-				        t, ls->at, why);
+				        " differs as documented (%s)\n",
+				        t, ls->at, doc_names[why]);
 			continue;
 		}
 		diffs++;
@@ -1545,13 +1562,17 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 	printf("diff_qry: %s: %u traces, %" PRIu64 " bytes, %" PRIu64
 	       " calls compared (%" PRIu64 " errors), %u traces differ, %u "
 	       "abandoned (libipt hung or crashed), %u cut short, %u differ "
-	       "as documented (%u at packets of a later libipt, %u at "
-	       "timing packets libipt rejects)\n",
+	       "as documented (%u %s, %u %s, %u %s)\n",
 	       corrupted && cut_end ? "--corrupt --cut"
 	       : corrupted          ? "--corrupt"
 	                            : "--cut",
 	       traces, total_bytes, total_calls, total_errors, diffs, abandoned,
-	       cut, documented, later_packets, timing);
+	       cut,
+	       documented[doc_later_packet] + documented[doc_timing] +
+	               documented[doc_pwre_hw],
+	       documented[doc_later_packet], doc_names[doc_later_packet],
+	       documented[doc_timing], doc_names[doc_timing],
+	       documented[doc_pwre_hw], doc_names[doc_pwre_hw]);
 	qsort(kinds, nkinds, sizeof(*kinds), by_count);
 	for (unsigned i = 0; i < nkinds; ++i) {
 		const struct diff_kind *k = &kinds[i];
