@@ -33,6 +33,9 @@
  * traces, tests/flow/CMakeLists.txt; ptdecode's block decoder follows the
  * instruction flow): the blocks are expanded into their instructions, and
  * an error is compared by code and offset (a block error has no IP).
+ * --end-on gives both block decoders end_on_call and end_on_jump; every
+ * call and jump then ends a block in both, and the blocks are compared as
+ * they are, not expanded.
  * Differences that the docs describe are printed as DOCUMENTED and do not
  * count (flow_documented()); so is a difference between the two block
  * decoders where ptdecode's blocks are libipt's instruction flow over the
@@ -72,6 +75,11 @@ static int flow_libipt_time;
 /* --block-vs-insn: ptdecode's block decoder against libipt's
  * instruction-flow decoder. */
 static int flow_cross;
+
+/* --end-on: both block decoders with end_on_call and end_on_jump; every
+ * call and jump then ends a block in both, so the blocks are compared as
+ * they are (IP, end IP, count, class, mode, flags), not expanded. */
+static int flow_end_on;
 
 /* Set while flow_referee() referees a difference of the block decoders:
  * flow_compare() then prints nothing, and referees no difference itself. */
@@ -629,7 +637,9 @@ static int flow_referee(const struct ptd_libipt *ipt,
 	struct flow_totals sub;
 	int err;
 
-	if (flow_quiet)
+	/* (Not with --end-on either: there the blocks' boundaries are
+	 * compared, which the instruction flow does not show.) */
+	if (flow_quiet || flow_end_on)
 		return 0;
 	memset(&sub, 0, sizeof(sub));
 	flow_cross = cross;
@@ -677,6 +687,10 @@ static int flow_compare(const struct ptd_libipt *ipt,
 	void *dec;
 
 	memset(&flags, 0, sizeof(flags));
+	if (block && flow_end_on) {
+		flags.variant.block.end_on_call = 1;
+		flags.variant.block.end_on_jump = 1;
+	}
 	dec = flow_ipt_alloc(ipt, input, block && !flow_cross, &flags, &ops,
 	                     msg, sizeof(msg));
 	if (!dec) {
@@ -697,8 +711,8 @@ static int flow_compare(const struct ptd_libipt *ipt,
 	if (block) {
 		size_t i;
 
-		a.expand = !flow_cross;
-		b.expand = 1;
+		a.expand = !flow_cross && !flow_end_on;
+		b.expand = flow_cross || !flow_end_on;
 		a.image = pt_image_alloc(NULL);
 		a.ild = ptd_ild_alloc();
 		if (!a.image || !a.ild) {
@@ -802,6 +816,8 @@ static int flow_compare(const struct ptd_libipt *ipt,
 			}
 			if (x.kind == fi_insn && block)
 				truth_insns += 1;
+			else if (x.kind == fi_block)
+				truth_insns += x.ninsn;
 			if (x.kind == fi_error || x.kind == fi_sync_error) {
 				char da[256];
 
@@ -1196,7 +1212,9 @@ static void flow_usage(const char *prog)
 	        "[--corrupt] [--cut] [--offsets] [--libipt-time] "
 	        "[--max-diffs <n>]\n"
 	        "       (--block-vs-insn instead of --insn|--block: "
-	        "ptdecode's blocks against libipt's instructions)\n",
+	        "ptdecode's blocks against libipt's instructions;\n"
+	        "        --end-on: blocks with end_on_call and end_on_jump, "
+	        "compared as blocks)\n",
 	        prog, prog);
 }
 
@@ -1225,6 +1243,8 @@ int main(int argc, char *argv[])
 			kinds = 2;
 		else if (!strcmp(argv[i], "--block-vs-insn"))
 			kinds = 2, flow_cross = 1;
+		else if (!strcmp(argv[i], "--end-on"))
+			kinds = 2, flow_end_on = 1;
 		else if (!strcmp(argv[i], "--corrupt"))
 			corrupt = 1;
 		else if (!strcmp(argv[i], "--cut"))
