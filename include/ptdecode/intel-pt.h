@@ -1259,8 +1259,10 @@ extern pt_export int pt_qry_sync_backward(struct pt_query_decoder *decoder,
 
 /** Like pt_qry_sync_forward(), but start at the PSB at @offset.
  *
- * Returns -pte_eos if @offset is outside the buffer and -pte_nosync if no
- * PSB starts there. */
+ * Returns -pte_eos if @offset is outside the buffer or the end cuts the PSB
+ * there off, -pte_nosync if the bytes there are not a PSB's opcode (02 82),
+ * and -pte_bad_packet if they are but the PSB's pattern breaks off (the
+ * middle of a PSB, or a corrupted one). */
 extern pt_export int pt_qry_sync_set(struct pt_query_decoder *decoder,
                                      uint64_t *ip, uint64_t offset);
 
@@ -1628,9 +1630,9 @@ extern pt_export int pt_insn_sync_forward(struct pt_insn_decoder *decoder);
  * position (the last one in the buffer if not synchronized yet). */
 extern pt_export int pt_insn_sync_backward(struct pt_insn_decoder *decoder);
 
-/** Like pt_insn_sync_forward(), but onto the PSB at @offset.  Returns
- * -pte_eos if @offset is outside the buffer and -pte_nosync if no PSB
- * starts there. */
+/** Like pt_insn_sync_forward(), but onto the PSB at @offset.  Returns the
+ * errors of pt_qry_sync_set() where no good PSB starts there (-pte_eos,
+ * -pte_nosync, -pte_bad_packet). */
 extern pt_export int pt_insn_sync_set(struct pt_insn_decoder *decoder,
                                       uint64_t offset);
 

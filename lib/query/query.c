@@ -1757,11 +1757,18 @@ int pt_qry_sync_set(struct pt_query_decoder *decoder, uint64_t *ip,
 	if (offset > (uint64_t)(decoder->config.end - decoder->config.begin))
 		return -pte_eos;
 	pos = decoder->config.begin + offset;
+	/* As libipt: no PSB's opcode there is -pte_nosync; a PSB that the
+	 * end cuts off, -pte_eos; one whose pattern breaks off,
+	 * -pte_bad_packet. */
+	if (decoder->config.end - pos < 2)
+		return -pte_eos;
+	if (pos[0] != PTD_OPC_EXT || pos[1] != PTD_EXT_PSB)
+		return -pte_nosync;
 	if (decoder->config.end - pos < 16)
 		return -pte_eos;
-	for (int i = 0; i < 16; i += 2)
-		if (pos[i] != 0x02 || pos[i + 1] != 0x82)
-			return -pte_nosync;
+	for (int i = 2; i < 16; i += 2)
+		if (pos[i] != PTD_OPC_EXT || pos[i + 1] != PTD_EXT_PSB)
+			return -pte_bad_packet;
 	return ptd_qry_start(decoder, pos, ip);
 }
 

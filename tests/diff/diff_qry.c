@@ -41,8 +41,14 @@
  * end of a perf AUX buffer does; the two decoders run in lockstep as with
  * --corrupt.
  *
+ * With --sync backward or --sync set (alone or with --corrupt or --cut),
+ * the lockstep walk synchronizes with pt_qry_sync_backward() or
+ * pt_qry_sync_set() instead of pt_qry_sync_forward(), at the start, after
+ * errors and every few calls (struct sync_plan), and compares each
+ * synchronization's status, IP, sync offset and offset.
+ *
  * Usage: diff_qry [--seed N] [--traces N] [--kb N] [--corrupt] [--cut]
- *        [--max-diffs N] [-v]
+ *        [--sync backward|set] [--max-diffs N] [-v]
  * Exit status: 0 pass, 1 failure, 77 libipt.so.2 not loadable (skip). */
 #define _DEFAULT_SOURCE /* fork, alarm, MAP_ANONYMOUS */
 
@@ -508,6 +514,9 @@ struct rec {
 	uint64_t tsc;
 	uint32_t lost_mtc, lost_cyc;
 	uint64_t offset;
+	/* Synchronizations: pt_qry_get_sync_offset()'s result and offset. */
+	int sync_status;
+	uint64_t sync_offset;
 };
 
 struct log {
@@ -539,6 +548,9 @@ struct ops {
 	int (*event)(void *dec, struct pt_event *ev);
 	int (*time)(void *dec, uint64_t *tsc, uint32_t *mtc, uint32_t *cyc);
 	int (*offset)(void *dec, uint64_t *offset);
+	int (*sync_backward)(void *dec, uint64_t *ip);
+	int (*sync_set)(void *dec, uint64_t *ip, uint64_t offset);
+	int (*sync_offset)(void *dec, uint64_t *offset);
 };
 
 static const struct ptd_libipt *g_ipt;
@@ -575,6 +587,18 @@ static int ipt_offset(void *d, uint64_t *o)
 {
 	return g_ipt->qry_get_offset(d, o);
 }
+static int ipt_sync_backward(void *d, uint64_t *ip)
+{
+	return g_ipt->qry_sync_backward(d, ip);
+}
+static int ipt_sync_set(void *d, uint64_t *ip, uint64_t o)
+{
+	return g_ipt->qry_sync_set(d, ip, o);
+}
+static int ipt_sync_offset(void *d, uint64_t *o)
+{
+	return g_ipt->qry_get_sync_offset(d, o);
+}
 
 static int our_sync(void *d, uint64_t *ip)
 {
@@ -601,6 +625,18 @@ static int our_offset(void *d, uint64_t *o)
 {
 	return pt_qry_get_offset(d, o);
 }
+static int our_sync_backward(void *d, uint64_t *ip)
+{
+	return pt_qry_sync_backward(d, ip);
+}
+static int our_sync_set(void *d, uint64_t *ip, uint64_t o)
+{
+	return pt_qry_sync_set(d, ip, o);
+}
+static int our_sync_offset(void *d, uint64_t *o)
+{
+	return pt_qry_get_sync_offset(d, o);
+}
 
 /* One call of the driver, chosen by the status of the one before
  * (@status; negative: an error or the start, so sync forward), recorded in
@@ -618,6 +654,7 @@ static int drive_step(const struct ops *ops, int status, struct rec *r)
 		r->kind = rec_sync;
 		r->value =
 		        (status >= 0 && !(status & pts_ip_suppressed)) ? ip : 0;
+		r->sync_status = ops->sync_offset(ops->dec, &r->sync_offset);
 	} else if (status & pts_event_pending) {
 		r->kind = rec_event;
 		status = ops->event(ops->dec, &r->ev);
@@ -839,6 +876,9 @@ static int same_rec(const struct rec *a, const struct rec *b)
 		return 0;
 	if (a->kind == rec_event && a->status >= 0)
 		return same_event(&a->ev, &b->ev);
+	if (a->kind == rec_sync && (a->sync_status != b->sync_status ||
+	                            a->sync_offset != b->sync_offset))
+		return 0;
 	return 1;
 }
 
@@ -1034,12 +1074,18 @@ static int make_decoders(const struct pt_config *config, struct ops *a,
 	a->event = ipt_event;
 	a->time = ipt_time;
 	a->offset = ipt_offset;
+	a->sync_backward = ipt_sync_backward;
+	a->sync_set = ipt_sync_set;
+	a->sync_offset = ipt_sync_offset;
 	b->sync_forward = our_sync;
 	b->cond = our_cond;
 	b->indirect = our_ind;
 	b->event = our_event;
 	b->time = our_time;
 	b->offset = our_offset;
+	b->sync_backward = our_sync_backward;
+	b->sync_set = our_sync_set;
+	b->sync_offset = our_sync_offset;
 	return a->dec && b->dec ? 0 : -1;
 }
 
@@ -1106,6 +1152,8 @@ struct lockstep {
 	uint64_t calls, errors;
 	/* The limit on calls was reached. */
 	int cut;
+	/* Backward synchronizations whose status flags libipt dropped. */
+	uint64_t sync_flags;
 	/* The first difference: both results, its call's index, where it is,
 	 * and up to three equal results before it (ctx[0] the oldest). */
 	int differs;
@@ -1116,22 +1164,140 @@ struct lockstep {
 	unsigned nctx;
 };
 
+/* How the lockstep walk synchronizes (--sync): forward from each error
+ * (pt_qry_sync_forward(), the default), backward (pt_qry_sync_backward()
+ * at the start, after each error and every sync_every calls, to the start
+ * of the trace), or at chosen offsets (pt_qry_sync_set() there, likewise:
+ * every PSB of the trace from the last to the first, with offsets that are
+ * no PSB's between them, and the end of the buffer). */
+enum sync_mode { sync_forward, sync_backward, sync_set };
+
+static enum sync_mode sync_mode = sync_forward;
+
+enum { sync_every = 24, sync_plan_max = 96 };
+
+/* The offsets for sync_set, and the walk's place among them (for
+ * sync_backward only the count of synchronizations). */
+struct sync_plan {
+	uint64_t offsets[sync_plan_max];
+	unsigned n, next;
+};
+
+static void sync_plan_init(struct sync_plan *plan,
+                           const struct pt_config *config)
+{
+	static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	                                0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	                                0x02, 0x82, 0x02, 0x82};
+	const uint64_t size = (uint64_t)(config->end - config->begin);
+	uint64_t psbs[sync_plan_max / 2], x = size * 0x9e3779b97f4a7c15ull;
+	unsigned npsb = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	if (sync_mode == sync_backward) {
+		/* Enough for every PSB of a trace. */
+		plan->n = UINT32_MAX;
+		return;
+	}
+	for (uint64_t i = 0;
+	     i + sizeof(psb) <= size && npsb < sync_plan_max / 2; ++i)
+		if (!memcmp(config->begin + i, psb, sizeof(psb)))
+			psbs[npsb++] = i;
+	while (npsb && plan->n + 2 < sync_plan_max) {
+		plan->offsets[plan->n++] = psbs[--npsb];
+		/* An offset that is no PSB's, near this one or anywhere. */
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		plan->offsets[plan->n++] =
+		        (x >> 40) & 1 ? psbs[npsb] + 1 + ((x >> 8) & 31)
+		                      : (x >> 16) % (size ? size : 1);
+	}
+	plan->offsets[plan->n++] = size;
+}
+
+/* Whether the walk synchronizes before its next call: after an error (or
+ * pts_eos, or at the start) and after @limit calls. */
+static int sync_due(int status, uint64_t since, uint64_t limit)
+{
+	if (status < 0 || since >= limit)
+		return 1;
+	return !(status & pts_event_pending) && (status & pts_eos);
+}
+
+/* One synchronization of the walk (sync_backward or sync_set at the plan's
+ * next offset), recorded in @r as drive_step() records one; returns its
+ * status. */
+static int sync_step(const struct ops *ops, const struct sync_plan *plan,
+                     struct rec *r)
+{
+	uint64_t ip = 0;
+	int status;
+
+	memset(r, 0, sizeof(*r));
+	r->kind = rec_sync;
+	if (sync_mode == sync_backward)
+		status = ops->sync_backward(ops->dec, &ip);
+	else
+		status =
+		        ops->sync_set(ops->dec, &ip, plan->offsets[plan->next]);
+	r->value = (status >= 0 && !(status & pts_ip_suppressed)) ? ip : 0;
+	r->status = status;
+	r->sync_status = ops->sync_offset(ops->dec, &r->sync_offset);
+	r->time_status =
+	        ops->time(ops->dec, &r->tsc, &r->lost_mtc, &r->lost_cyc);
+	(void)ops->offset(ops->dec, &r->offset);
+	return status;
+}
+
 /* Drive @a and @b through their traces, call by call, for at most @max
  * calls or up to the first difference, into @ls. */
 static void walk_lockstep(const struct ops *a, const struct ops *b,
-                          uint64_t max, struct lockstep *ls)
+                          const struct pt_config *config, uint64_t max,
+                          struct lockstep *ls)
 {
 	int sa = -pte_nosync, sb = -pte_nosync;
 	int in_psbplus = 0;
-	uint64_t ovf_age = UINT64_MAX;
+	uint64_t ovf_age = UINT64_MAX, since = 0, limit = sync_every;
+	struct sync_plan plan;
 	struct rec ra, rb;
 
+	sync_plan_init(&plan, config);
 	while (ls->calls < max) {
-		ls->in_call = 0;
-		sa = drive_step(a, sa, &ra);
-		ls->in_call = 1;
-		sb = drive_step(b, sb, &rb);
-		ls->in_call = -1;
+		if (sync_mode != sync_forward && sync_due(sa, since, limit)) {
+			if (plan.next >= plan.n)
+				return;
+			ls->in_call = 0;
+			sa = sync_step(a, &plan, &ra);
+			ls->in_call = 1;
+			sb = sync_step(b, &plan, &rb);
+			ls->in_call = -1;
+			plan.next++;
+			since = 0;
+			/* Backward, two of three synchronizations follow the
+			 * one before at once, so that the walk moves back to
+			 * the trace's start (the calls after the third may
+			 * pass the next PSB, and the one after them goes back
+			 * to it); the others decode a few calls first. */
+			limit = sync_mode == sync_backward && plan.next % 3
+			                ? 0
+			                : 1 + (plan.next * 7) % sync_every;
+			/* libipt 2.0.5's pt_qry_sync_backward() returns 0
+			 * instead of the status flags its documentation
+			 * promises (and pt_qry_sync_forward() returns);
+			 * ptdecode returns them (docs/compatibility.md).  The
+			 * walk goes on with ptdecode's for both. */
+			if (sync_mode == sync_backward && sa == 0 && sb > 0) {
+				ra.status = sb;
+				sa = sb;
+				ls->sync_flags++;
+			}
+		} else {
+			ls->in_call = 0;
+			sa = drive_step(a, sa, &ra);
+			ls->in_call = 1;
+			sb = drive_step(b, sb, &rb);
+			ls->in_call = -1;
+			since++;
+		}
 		if (!same_rec(&ra, &rb)) {
 			ls->differs = 1;
 			ls->at = ls->calls;
@@ -1156,7 +1322,8 @@ static void walk_lockstep(const struct ops *a, const struct ops *b,
 		else
 			ls->nctx++;
 		ls->ctx[ls->nctx - 1] = ra;
-		if (ra.kind == rec_sync && sa == -pte_eos)
+		if (ra.kind == rec_sync && sa == -pte_eos &&
+		    sync_mode != sync_set)
 			return;
 		in_psbplus = ra.status >= 0 &&
 		             (ra.kind == rec_sync ||
@@ -1194,7 +1361,7 @@ static int run_isolated(const struct pt_config *config, uint64_t max,
 		alarm(corrupt_timeout);
 		if (make_decoders(config, &a, &b) < 0)
 			_exit(2);
-		walk_lockstep(&a, &b, max, ls);
+		walk_lockstep(&a, &b, config, max, ls);
 		free_decoders(&a, &b);
 		ls->done = 1;
 		_exit(0);
@@ -1465,6 +1632,7 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 	struct lockstep *ls;
 	unsigned nkinds = 0, diffs = 0, abandoned = 0, cut = 0;
 	unsigned documented[doc_kinds] = {0};
+	uint64_t sync_flags = 0;
 	uint64_t total_bytes = 0, total_calls = 0, total_errors = 0;
 
 	ls = mmap(NULL, sizeof(*ls), PROT_READ | PROT_WRITE,
@@ -1501,6 +1669,7 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 			return 1;
 		total_calls += ls->calls;
 		total_errors += ls->errors;
+		sync_flags += ls->sync_flags;
 		cut += (unsigned)ls->cut;
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
 		    !ls->done) {
@@ -1565,7 +1734,8 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 	       "as documented (%u %s, %u %s, %u %s)\n",
 	       corrupted && cut_end ? "--corrupt --cut"
 	       : corrupted          ? "--corrupt"
-	                            : "--cut",
+	       : cut_end            ? "--cut"
+	                            : "lockstep",
 	       traces, total_bytes, total_calls, total_errors, diffs, abandoned,
 	       cut,
 	       documented[doc_later_packet] + documented[doc_timing] +
@@ -1573,6 +1743,11 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 	       documented[doc_later_packet], doc_names[doc_later_packet],
 	       documented[doc_timing], doc_names[doc_timing],
 	       documented[doc_pwre_hw], doc_names[doc_pwre_hw]);
+	if (sync_mode == sync_backward)
+		printf("diff_qry: %" PRIu64 " backward synchronizations where "
+		       "libipt returned 0 instead of the status flags "
+		       "(documented)\n",
+		       sync_flags);
 	qsort(kinds, nkinds, sizeof(*kinds), by_count);
 	for (unsigned i = 0; i < nkinds; ++i) {
 		const struct diff_kind *k = &kinds[i];
@@ -1717,6 +1892,12 @@ int main(int argc, char **argv)
 			corrupted = 1;
 		else if (!strcmp(argv[i], "--cut"))
 			cut = 1;
+		else if (!strcmp(argv[i], "--sync") && i + 1 < argc &&
+		         !strcmp(argv[i + 1], "backward"))
+			sync_mode = sync_backward, ++i;
+		else if (!strcmp(argv[i], "--sync") && i + 1 < argc &&
+		         !strcmp(argv[i + 1], "set"))
+			sync_mode = sync_set, ++i;
 		else if (!strcmp(argv[i], "--max-diffs") && i + 1 < argc)
 			max_diffs = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-v"))
@@ -1724,8 +1905,8 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr,
 			        "usage: diff_qry [--seed N] [--traces N] "
-			        "[--kb N] [--corrupt] [--cut] [--max-diffs N] "
-			        "[-v]\n");
+			        "[--kb N] [--corrupt] [--cut] "
+			        "[--sync backward|set] [--max-diffs N] [-v]\n");
 			return 2;
 		}
 	}
@@ -1741,7 +1922,7 @@ int main(int argc, char **argv)
 	buf = malloc((size_t)kb * 1024);
 	if (!buf)
 		return 1;
-	if (corrupted || cut)
+	if (corrupted || cut || sync_mode != sync_forward)
 		status = run_corrupt(buf, seed, traces, kb, max_diffs, verbose,
 		                     corrupted, cut);
 	else

@@ -114,8 +114,14 @@ struct ptd_libipt {
 	void (*qry_free_decoder)(struct ptd_ipt_qry_decoder *decoder);
 	int (*qry_sync_forward)(struct ptd_ipt_qry_decoder *decoder,
 	                        uint64_t *ip);
+	int (*qry_sync_backward)(struct ptd_ipt_qry_decoder *decoder,
+	                         uint64_t *ip);
+	int (*qry_sync_set)(struct ptd_ipt_qry_decoder *decoder, uint64_t *ip,
+	                    uint64_t offset);
 	int (*qry_get_offset)(const struct ptd_ipt_qry_decoder *decoder,
 	                      uint64_t *offset);
+	int (*qry_get_sync_offset)(const struct ptd_ipt_qry_decoder *decoder,
+	                           uint64_t *offset);
 	int (*qry_cond_branch)(struct ptd_ipt_qry_decoder *decoder, int *taken);
 	int (*qry_indirect_branch)(struct ptd_ipt_qry_decoder *decoder,
 	                           uint64_t *ip);
