@@ -54,6 +54,7 @@
 
 #include "ptdecode/ptdecode.h"
 
+#include "known_diff.h"
 #include "libipt_dl.h"
 #include "pktgen.h"
 #include "qry_format.h"
@@ -1464,64 +1465,6 @@ static void count_diff(struct diff_kind *kinds, unsigned *n, unsigned cap,
 	kinds[(*n)++] = k;
 }
 
-/* Whether the first packet from @offset on that libipt 2.0.5 does not know
- * is one of a later libipt that ptdecode decodes (TRIG, CFE, EVD, BBP, BIP,
- * BEP), within 64 packets and before any that ptdecode cannot decode:
- * libipt's -pte_bad_opc comes from its opcode (libipt reports it at the
- * offset where its read-ahead started, an OVF's search for its FUP, say, or
- * the PSB of a PSB+). */
-static int later_packet_at(const struct pt_config *config, uint64_t offset)
-{
-	struct pt_packet_decoder *dec = pt_pkt_alloc_decoder(config);
-	struct pt_packet pkt;
-	int found = 0;
-
-	if (!dec)
-		return 0;
-	if (pt_pkt_sync_set(dec, offset) == 0) {
-		for (int i = 0; i < 64 && !found; ++i) {
-			if (pt_pkt_next(dec, &pkt, sizeof(pkt)) < 0)
-				break;
-			found = pkt.type == ppt_trig || pkt.type == ppt_cfe ||
-			        pkt.type == ppt_evd || pkt.type == ppt_bbp ||
-			        pkt.type == ppt_bip || pkt.type == ppt_bep;
-		}
-	}
-	pt_pkt_free_decoder(dec);
-	return found;
-}
-
-/* Whether the packet at @offset is a timing packet that libipt 2.0.5's time
- * update rejects (a TMA without a TSC before it in its PSB+, or after no
- * TSC at all; a CBR of 0), or a PSB whose PSB+ holds one. */
-static int rejected_timing_at(const struct pt_config *config, uint64_t offset)
-{
-	struct pt_packet_decoder *dec = pt_pkt_alloc_decoder(config);
-	struct pt_packet pkt;
-	int found = 0, in_psb = 0, tsc = 0;
-
-	if (!dec)
-		return 0;
-	if (pt_pkt_sync_set(dec, offset) == 0) {
-		for (int i = 0; i < 64 && !found; ++i) {
-			if (pt_pkt_next(dec, &pkt, sizeof(pkt)) < 0)
-				break;
-			if (pkt.type == ppt_tma)
-				found = !tsc;
-			else if (pkt.type == ppt_cbr)
-				found = !pkt.payload.cbr.ratio;
-			else if (pkt.type == ppt_tsc)
-				tsc = 1;
-			else if (i == 0 && pkt.type == ppt_psb)
-				in_psb = 1;
-			if (!in_psb || pkt.type == ppt_psbend)
-				break;
-		}
-	}
-	pt_pkt_free_decoder(dec);
-	return found;
-}
-
 /* Whether the first difference of a trace, libipt's result @a against ours
  * @b, is of a kind that docs/compatibility.md ("The query decoder")
  * describes, and which (doc_none if not):
@@ -1559,10 +1502,10 @@ static enum doc_kind documented_diff(const struct pt_config *config,
 	    a->ev.variant.pwre.hw != b->ev.variant.pwre.hw)
 		return doc_pwre_hw;
 	if (a->status == -pte_bad_opc && later &&
-	    later_packet_at(config, a->offset))
+	    ptd_known_later_packet(config, a->offset))
 		return doc_later_packet;
 	if ((a->status == -pte_bad_context || a->status == -pte_bad_packet) &&
-	    later && rejected_timing_at(config, a->offset))
+	    later && ptd_known_rejected_timing(config, a->offset))
 		return doc_timing;
 	return doc_none;
 }

@@ -49,6 +49,7 @@
 #include "flow_gen.h"
 #include "flow_run.h"
 #include "ild/ild.h"
+#include "known_diff.h"
 #include "libipt_dl.h"
 #include "ptdecode/ptdecode.h"
 
@@ -293,33 +294,6 @@ static int flow_item_equal(const struct flow_item *a, const struct flow_item *b)
 	return 0;
 }
 
-/* Whether the first packet from @offset of @input's trace on that libipt
- * 2.0.5 does not know is one of a later libipt (see flow_documented()),
- * within 64 packets and before any that ptdecode cannot decode: libipt may
- * report its -pte_bad_opc at the offset where its read-ahead started (the
- * PSB of a PSB+, an OVF's search for its FUP). */
-static int flow_later_packet_ahead(const struct flow_input *input,
-                                   uint64_t offset)
-{
-	struct pt_packet_decoder *dec = pt_pkt_alloc_decoder(&input->config);
-	struct pt_packet pkt;
-	int found = 0;
-
-	if (!dec)
-		return 0;
-	if (pt_pkt_sync_set(dec, offset) == 0) {
-		for (int i = 0; i < 64 && !found; ++i) {
-			if (pt_pkt_next(dec, &pkt, sizeof(pkt)) < 0)
-				break;
-			found = pkt.type == ppt_trig || pkt.type == ppt_cfe ||
-			        pkt.type == ppt_evd || pkt.type == ppt_bbp ||
-			        pkt.type == ppt_bip || pkt.type == ppt_bep;
-		}
-	}
-	pt_pkt_free_decoder(dec);
-	return found;
-}
-
 /* Whether @raw (@size bytes) holds one of the instructions whose length or
  * class ptdecode's decoder (Zydis) gives otherwise than libipt 2.0.5's
  * length decoder (docs/ild.md, "Differences from libipt 2.0.5"): UD0 (0F FF)
@@ -360,40 +334,6 @@ static int flow_ild_differs(const uint8_t *raw, size_t size)
 	default:
 		return 0;
 	}
-}
-
-/* Whether the packet at @offset of @input's trace is a timing packet that
- * libipt 2.0.5's time update rejects, failing the query that reads it while
- * ptdecode's query decoder takes what it can from it and goes on
- * (docs/compatibility.md, "The query decoder"): a TMA (libipt wants a TSC
- * before it) or a CBR with a ratio of 0; or a PSB whose PSB+ holds a TMA
- * before any TSC or a CBR of 0 (libipt fails at the PSB then). */
-static int flow_time_rejected(const struct flow_input *input, uint64_t offset)
-{
-	struct pt_packet_decoder *dec = pt_pkt_alloc_decoder(&input->config);
-	struct pt_packet pkt;
-	int found = 0, in_psb = 0, tsc = 0;
-
-	if (!dec)
-		return 0;
-	if (pt_pkt_sync_set(dec, offset) == 0) {
-		for (int i = 0; i < 64 && !found; ++i) {
-			if (pt_pkt_next(dec, &pkt, sizeof(pkt)) < 0)
-				break;
-			if (pkt.type == ppt_tma)
-				found = !tsc;
-			else if (pkt.type == ppt_cbr)
-				found = !pkt.payload.cbr.ratio;
-			else if (pkt.type == ppt_tsc)
-				tsc = 1;
-			else if (i == 0 && pkt.type == ppt_psb)
-				in_psb = 1;
-			if (!in_psb || pkt.type == ppt_psbend)
-				break;
-		}
-	}
-	pt_pkt_free_decoder(dec);
-	return found;
 }
 
 /* Whether a TIP.PGD without an IP (the byte 0x01) lies before @offset of
@@ -441,14 +381,14 @@ static int flow_pgd_before(const struct flow_input *input, uint64_t offset)
  *   BEP 02 33 and 02 b3) that ptdecode decodes (docs/compatibility.md):
  *   ptdecode then goes on, or fails later or with another error (a BBP in
  *   PSB+ is -pte_bad_context); libipt may report it where its read-ahead
- *   started (flow_later_packet_ahead());
+ *   started (ptd_known_later_packet());
  * - an instruction at the same IP whose length or class ptdecode decodes
  *   otherwise (flow_ild_differs(), docs/ild.md), or instructions at other
  *   IPs right after such an instruction (@prev, libipt's result before
  *   @ipt; NULL for the first);
  * - libipt fails with -pte_bad_context or -pte_bad_packet at a timing
  *   packet that its time update rejects, where ptdecode goes on, or fails
- *   no earlier on something else (flow_time_rejected());
+ *   no earlier on something else (ptd_known_rejected_timing());
  * - a PWRE event whose HW bit differs: ptdecode reads it where the Intel SDM
  *   puts it (bit 7 of the packet's byte 2), libipt 2.0.5 from bit 3
  *   (docs/compatibility.md);
@@ -492,7 +432,7 @@ static int flow_documented(const struct flow_input *input,
 	    (ipt->err == -pte_bad_context || ipt->err == -pte_bad_packet) &&
 	    ((ptd->kind != fi_error && ptd->kind != fi_sync_error) ||
 	     ptd->offset >= ipt->offset) &&
-	    flow_time_rejected(input, ipt->offset))
+	    ptd_known_rejected_timing(&input->config, ipt->offset))
 		return 1;
 	if (ipt->kind == fi_event && ptd->kind == fi_event &&
 	    ipt->event.type == ptev_pwre && ptd->event.type == ptev_pwre &&
@@ -517,7 +457,7 @@ static int flow_documented(const struct flow_input *input,
 			return 1;
 		if (((ptd->kind != fi_error && ptd->kind != fi_sync_error) ||
 		     ptd->offset >= ipt->offset) &&
-		    flow_later_packet_ahead(input, ipt->offset))
+		    ptd_known_later_packet(&input->config, ipt->offset))
 			return 1;
 	}
 	return 0;

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Places in a trace where libipt 2.0.5 fails by design (known_diff.h). */
+#include "known_diff.h"
+
+enum known_scan { known_later_packet, known_rejected_timing };
+
+/* Walk the packets from @offset for @what: up to 64 of them for a later
+ * libipt's packet; the packet there, or the PSB+ of a PSB there, for a
+ * rejected timing packet. */
+static int known_scan(const struct pt_config *config, uint64_t offset,
+                      enum known_scan what)
+{
+	struct pt_packet_decoder *dec = pt_pkt_alloc_decoder(config);
+	struct pt_packet pkt;
+	int found = 0, in_psb = 0, tsc = 0;
+
+	if (!dec)
+		return 0;
+	if (pt_pkt_sync_set(dec, offset) == 0) {
+		for (int i = 0; i < 64 && !found; ++i) {
+			if (pt_pkt_next(dec, &pkt, sizeof(pkt)) < 0)
+				break;
+			if (what == known_later_packet) {
+				found = pkt.type == ppt_trig ||
+				        pkt.type == ppt_cfe ||
+				        pkt.type == ppt_evd ||
+				        pkt.type == ppt_bbp ||
+				        pkt.type == ppt_bip ||
+				        pkt.type == ppt_bep;
+				continue;
+			}
+			if (pkt.type == ppt_tma)
+				found = !tsc;
+			else if (pkt.type == ppt_cbr)
+				found = !pkt.payload.cbr.ratio;
+			else if (pkt.type == ppt_tsc)
+				tsc = 1;
+			else if (i == 0 && pkt.type == ppt_psb)
+				in_psb = 1;
+			if (!in_psb || pkt.type == ppt_psbend)
+				break;
+		}
+	}
+	pt_pkt_free_decoder(dec);
+	return found;
+}
+
+int ptd_known_later_packet(const struct pt_config *config, uint64_t offset)
+{
+	return known_scan(config, offset, known_later_packet);
+}
+
+int ptd_known_rejected_timing(const struct pt_config *config, uint64_t offset)
+{
+	return known_scan(config, offset, known_rejected_timing);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Places in a trace where libipt 2.0.5 fails by design and ptdecode does
+ * not (docs/compatibility.md, "The query decoder"), for the differential
+ * tests that tell such a difference from one of ptdecode's (tests/diff's
+ * diff_qry, tests/flow's flow_diff).  The trace is read with ptdecode's
+ * packet decoder. */
+#ifndef PTD_KNOWN_DIFF_H
+#define PTD_KNOWN_DIFF_H
+
+#include "ptdecode/intel-pt.h"
+
+#include <stdint.h>
+
+/* Whether the first packet from @offset of @config's trace on that libipt
+ * 2.0.5 does not know is one of a later libipt that ptdecode decodes (TRIG,
+ * CFE, EVD, BBP, BIP, BEP), within 64 packets and before any that ptdecode
+ * cannot decode: libipt's -pte_bad_opc comes from its opcode (libipt may
+ * report it at the offset where its read-ahead started: the PSB of a PSB+,
+ * an OVF's search for its FUP). */
+int ptd_known_later_packet(const struct pt_config *config, uint64_t offset);
+
+/* Whether the packet at @offset of @config's trace is a timing packet that
+ * libipt 2.0.5's time update rejects, failing the query that reads it while
+ * ptdecode's query decoder takes what it can from it: a TMA without a TSC
+ * before it (in its PSB+), or a CBR with a ratio of 0; or a PSB whose PSB+
+ * holds one (libipt fails at the PSB then). */
+int ptd_known_rejected_timing(const struct pt_config *config, uint64_t offset);
+
+#endif /* PTD_KNOWN_DIFF_H */
