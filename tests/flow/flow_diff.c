@@ -33,6 +33,7 @@
  * traces, tests/flow/CMakeLists.txt; ptdecode's block decoder follows the
  * instruction flow): the blocks are expanded into their instructions, and
  * an error is compared by code and offset (a block error has no IP).
+ * --errata turns on every erratum libipt 2.0.5 knows in both decoders.
  * --end-on gives both block decoders end_on_call and end_on_jump; every
  * call and jump then ends a block in both, and the blocks are compared as
  * they are, not expanded.
@@ -76,6 +77,26 @@ static int flow_libipt_time;
 /* --block-vs-insn: ptdecode's block decoder against libipt's
  * instruction-flow decoder. */
 static int flow_cross;
+
+/* --errata: every erratum libipt 2.0.5 knows (BDM70, BDM64, SKD007,
+ * SKD022, SKD010, SKL014, APL12, APL11, SKL168) on in both decoders. */
+static int flow_errata;
+
+/* Turn on in @config what --errata asks for. */
+static void flow_set_errata(struct pt_config *config)
+{
+	if (!flow_errata)
+		return;
+	config->errata.bdm70 = 1;
+	config->errata.bdm64 = 1;
+	config->errata.skd007 = 1;
+	config->errata.skd022 = 1;
+	config->errata.skd010 = 1;
+	config->errata.skl014 = 1;
+	config->errata.apl12 = 1;
+	config->errata.apl11 = 1;
+	config->errata.skl168 = 1;
+}
 
 /* --end-on: both block decoders with end_on_call and end_on_jump; every
  * call and jump then ends a block in both, so the blocks are compared as
@@ -710,12 +731,13 @@ static int flow_compare(const struct ptd_libipt *ipt,
 				totals->documented += 1;
 			} else if (block && flow_cross && y.kind == fi_event &&
 			           y.event.type == ptev_disabled &&
-			           y.event.ip_suppressed &&
 			           flow_referee(ipt, input, name, 0)) {
-				/* A TIP.PGD without an IP that both block
-				 * decoders take as the event (docs/flow.md),
-				 * with other packets after it than
-				 * flow_pgd_before() knows. */
+				/* A TIP.PGD that both block decoders bind
+				 * otherwise than both instruction-flow
+				 * decoders (docs/flow.md): one without an IP
+				 * (with other packets after it than
+				 * flow_pgd_before() knows), or one whose IP
+				 * the flow is at already. */
 				what = "DOCUMENTED";
 				why = " (ptdecode's blocks are libipt's "
 				      "blocks)";
@@ -885,6 +907,7 @@ static int flow_run_corpus(const struct ptd_libipt *ipt, const char *dir,
 		}
 		memset(&input, 0, sizeof(input));
 		pt_config_init(&input.config);
+		flow_set_errata(&input.config);
 		input.config.begin = buf;
 		input.config.end = buf + size;
 		input.sections = sections;
@@ -1120,6 +1143,7 @@ static int flow_run_gen(const struct ptd_libipt *ipt, uint64_t seed,
 		section.vaddr = gen.base;
 		memset(&input, 0, sizeof(input));
 		pt_config_init(&input.config);
+		flow_set_errata(&input.config);
 		input.config.begin = gen.trace;
 		input.config.end = gen.trace + gen.trace_size;
 		input.config.mtc_freq = gen.mtc_freq;
@@ -1154,7 +1178,9 @@ static void flow_usage(const char *prog)
 	        "       (--block-vs-insn instead of --insn|--block: "
 	        "ptdecode's blocks against libipt's instructions;\n"
 	        "        --end-on: blocks with end_on_call and end_on_jump, "
-	        "compared as blocks)\n",
+	        "compared as blocks;\n"
+	        "        --errata: every erratum libipt 2.0.5 knows, in "
+	        "both)\n",
 	        prog, prog);
 }
 
@@ -1185,6 +1211,8 @@ int main(int argc, char *argv[])
 			kinds = 2, flow_cross = 1;
 		else if (!strcmp(argv[i], "--end-on"))
 			kinds = 2, flow_end_on = 1;
+		else if (!strcmp(argv[i], "--errata"))
+			flow_errata = 1;
 		else if (!strcmp(argv[i], "--corrupt"))
 			corrupt = 1;
 		else if (!strcmp(argv[i], "--cut"))
