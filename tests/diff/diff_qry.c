@@ -1032,6 +1032,9 @@ static int check_batch(const struct pt_config *config,
 /* Configure and generate trace @t of @seed into @buf (@kb KiB); returns its
  * size (@config->end set), or 0 if the generator failed.  @rng is left for
  * the trace's other random choices. */
+/* --keep-tcal: keep_tcal_on_ovf in both decoders. */
+static int keep_tcal;
+
 static size_t make_trace(struct pt_config *config, struct ptd_rng *rng,
                          uint8_t *buf, unsigned kb, uint64_t seed, unsigned t)
 {
@@ -1055,6 +1058,7 @@ static size_t make_trace(struct pt_config *config, struct ptd_rng *rng,
 	size = generate(config, seed * 7919u + t);
 	if (size)
 		config->end = buf + size;
+	config->flags.variant.query.keep_tcal_on_ovf = (uint32_t)keep_tcal;
 	return size;
 }
 
@@ -1550,6 +1554,8 @@ static void dump_corrupted(const struct pt_config *config, unsigned t)
 	        config->mtc_freq, config->nom_freq, config->cpuid_0x15_eax,
 	        config->cpuid_0x15_ebx);
 	/* (make_trace() sets only these four.) */
+	if (config->flags.variant.query.keep_tcal_on_ovf)
+		fprintf(f, " --keep-tcal-on-ovf");
 	if (config->errata.bdm70 || config->errata.skd010 ||
 	    config->errata.apl11 || config->errata.apl12)
 		fprintf(f, " --errata %s%s%s%s",
@@ -1770,15 +1776,7 @@ static int run_valid(uint8_t *buf, uint64_t seed, unsigned traces, unsigned kb,
 			if (i < lb.n)
 				print_rec("ours", &lb.recs[i]);
 			failures++;
-			if (getenv("PTD_DIFF_QRY_DUMP")) {
-				FILE *f = fopen(getenv("PTD_DIFF_QRY_DUMP"),
-				                "wb");
-
-				if (f) {
-					fwrite(buf, 1, size, f);
-					fclose(f);
-				}
-			}
+			dump_corrupted(&config, t);
 			break;
 		}
 		/* ptd_qry_next_batch() must give our pull API's results,
@@ -1835,6 +1833,8 @@ int main(int argc, char **argv)
 			corrupted = 1;
 		else if (!strcmp(argv[i], "--cut"))
 			cut = 1;
+		else if (!strcmp(argv[i], "--keep-tcal"))
+			keep_tcal = 1;
 		else if (!strcmp(argv[i], "--sync") && i + 1 < argc &&
 		         !strcmp(argv[i + 1], "backward"))
 			sync_mode = sync_backward, ++i;

@@ -33,7 +33,9 @@
  * traces, tests/flow/CMakeLists.txt; ptdecode's block decoder follows the
  * instruction flow): the blocks are expanded into their instructions, and
  * an error is compared by code and offset (a block error has no IP).
- * --errata turns on every erratum libipt 2.0.5 knows in both decoders.
+ * --errata turns on every erratum libipt 2.0.5 knows in both decoders,
+ * --tick and --keep-tcal the flags enable_tick_events and keep_tcal_on_ovf
+ * (with --libipt-time, so that the ticks come at libipt's times).
  * --end-on gives both block decoders end_on_call and end_on_jump; every
  * call and jump then ends a block in both, and the blocks are compared as
  * they are, not expanded.
@@ -102,6 +104,27 @@ static void flow_set_errata(struct pt_config *config)
  * call and jump then ends a block in both, so the blocks are compared as
  * they are (IP, end IP, count, class, mode, flags), not expanded. */
 static int flow_end_on;
+
+/* --tick and --keep-tcal: tick events (enable_tick_events) and
+ * keep_tcal_on_ovf in both decoders. */
+static int flow_tick, flow_keep_tcal;
+
+/* The decoder flags of the block (@block 1) or instruction-flow decoder
+ * that the options ask for, in @flags. */
+static void flow_flags(struct pt_conf_flags *flags, int block)
+{
+	memset(flags, 0, sizeof(*flags));
+	if (block) {
+		flags->variant.block.end_on_call = (uint32_t)flow_end_on;
+		flags->variant.block.end_on_jump = (uint32_t)flow_end_on;
+		flags->variant.block.enable_tick_events = (uint32_t)flow_tick;
+		flags->variant.block.keep_tcal_on_ovf =
+		        (uint32_t)flow_keep_tcal;
+	} else {
+		flags->variant.insn.enable_tick_events = (uint32_t)flow_tick;
+		flags->variant.insn.keep_tcal_on_ovf = (uint32_t)flow_keep_tcal;
+	}
+}
 
 /* Set while flow_referee() referees a difference of the block decoders:
  * flow_compare() then prints nothing, and referees no difference itself. */
@@ -647,11 +670,7 @@ static int flow_compare(const struct ptd_libipt *ipt,
 	char msg[256];
 	void *dec;
 
-	memset(&flags, 0, sizeof(flags));
-	if (block && flow_end_on) {
-		flags.variant.block.end_on_call = 1;
-		flags.variant.block.end_on_jump = 1;
-	}
+	flow_flags(&flags, block && !flow_cross);
 	dec = flow_ipt_alloc(ipt, input, block && !flow_cross, &flags, &ops,
 	                     msg, sizeof(msg));
 	if (!dec) {
@@ -661,6 +680,7 @@ static int flow_compare(const struct ptd_libipt *ipt,
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	flow_runner_init(&a.runner, ops, dec, flow_libipt_time, flow_offsets);
+	flow_flags(&flags, block);
 	dec = flow_ptd_alloc(input, block, &flags, flow_libipt_time, &ops, msg,
 	                     sizeof(msg));
 	if (!dec) {
@@ -1180,7 +1200,9 @@ static void flow_usage(const char *prog)
 	        "        --end-on: blocks with end_on_call and end_on_jump, "
 	        "compared as blocks;\n"
 	        "        --errata: every erratum libipt 2.0.5 knows, in "
-	        "both)\n",
+	        "both;\n"
+	        "        --tick, --keep-tcal: enable_tick_events, "
+	        "keep_tcal_on_ovf in both)\n",
 	        prog, prog);
 }
 
@@ -1213,6 +1235,10 @@ int main(int argc, char *argv[])
 			kinds = 2, flow_end_on = 1;
 		else if (!strcmp(argv[i], "--errata"))
 			flow_errata = 1;
+		else if (!strcmp(argv[i], "--tick"))
+			flow_tick = 1;
+		else if (!strcmp(argv[i], "--keep-tcal"))
+			flow_keep_tcal = 1;
 		else if (!strcmp(argv[i], "--corrupt"))
 			corrupt = 1;
 		else if (!strcmp(argv[i], "--cut"))
