@@ -433,6 +433,9 @@ static int flow_pgd_before(const struct flow_input *input, uint64_t offset)
  * - libipt fails with -pte_bad_context or -pte_bad_packet at a timing
  *   packet that its time update rejects, where ptdecode goes on, or fails
  *   no earlier on something else (ptd_known_rejected_timing());
+ * - (--libipt-time, with --offsets) the same result, but libipt's time
+ *   after it is 0: its query decoder read ahead to a packet it fails on
+ *   (ptd_known_failure_ahead());
  * - a PWRE event whose HW bit differs: ptdecode reads it where the Intel SDM
  *   puts it (bit 7 of the packet's byte 2), libipt 2.0.5 from bit 3
  *   (docs/compatibility.md);
@@ -477,6 +480,11 @@ static int flow_documented(const struct flow_input *input,
 	    ((ptd->kind != fi_error && ptd->kind != fi_sync_error) ||
 	     ptd->offset >= ipt->offset) &&
 	    ptd_known_rejected_timing(&input->config, ipt->offset))
+		return 1;
+	/* --libipt-time: libipt's time 0 after the last result before a
+	 * packet its read-ahead fails on (the results are equal otherwise). */
+	if (flow_libipt_time && flow_offsets && flow_item_equal(ipt, ptd) &&
+	    !ipt->tsc && ptd_known_failure_ahead(&input->config, ipt->offset))
 		return 1;
 	if (ipt->kind == fi_event && ptd->kind == fi_event &&
 	    ipt->event.type == ptev_pwre && ptd->event.type == ptev_pwre &&
@@ -617,7 +625,7 @@ static int flow_referee(const struct ptd_libipt *ipt,
                         int cross)
 {
 	const int saved_cross = flow_cross, offsets = flow_offsets,
-	          libipt_time = flow_libipt_time;
+	          libipt_time = flow_libipt_time, tick = flow_tick;
 	struct flow_totals sub;
 	int err;
 
@@ -629,13 +637,16 @@ static int flow_referee(const struct ptd_libipt *ipt,
 	flow_cross = cross;
 	flow_offsets = 1;
 	/* The control flow: a block's time (pt_blk_time() after it) is not
-	 * its instructions' (pt_insn_time() after each). */
+	 * its instructions' (pt_insn_time() after each), nor are its tick
+	 * events theirs. */
 	flow_libipt_time = 0;
+	flow_tick = 0;
 	flow_quiet = 1;
 	err = flow_compare(ipt, input, 1, name, NULL, &sub);
 	flow_cross = saved_cross;
 	flow_offsets = offsets;
 	flow_libipt_time = libipt_time;
+	flow_tick = tick;
 	flow_quiet = 0;
 	/* (A run cut short at flow_max_results agreed up to there.) */
 	return err == 0 && sub.failures == 0;

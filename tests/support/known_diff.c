@@ -2,11 +2,15 @@
 /* Places in a trace where libipt 2.0.5 fails by design (known_diff.h). */
 #include "known_diff.h"
 
-enum known_scan { known_later_packet, known_rejected_timing };
+enum known_scan {
+	known_later_packet,
+	known_rejected_timing,
+	known_failure_ahead
+};
 
 /* Walk the packets from @offset for @what: up to 64 of them for a later
- * libipt's packet; the packet there, or the PSB+ of a PSB there, for a
- * rejected timing packet. */
+ * libipt's packet, or for any packet libipt fails on; the packet there, or
+ * the PSB+ of a PSB there, for a rejected timing packet. */
 static int known_scan(const struct pt_config *config, uint64_t offset,
                       enum known_scan what)
 {
@@ -20,13 +24,23 @@ static int known_scan(const struct pt_config *config, uint64_t offset,
 		for (int i = 0; i < 64 && !found; ++i) {
 			if (pt_pkt_next(dec, &pkt, sizeof(pkt)) < 0)
 				break;
-			if (what == known_later_packet) {
+			if (what != known_rejected_timing) {
 				found = pkt.type == ppt_trig ||
 				        pkt.type == ppt_cfe ||
 				        pkt.type == ppt_evd ||
 				        pkt.type == ppt_bbp ||
 				        pkt.type == ppt_bip ||
 				        pkt.type == ppt_bep;
+				if (what == known_later_packet || found)
+					continue;
+				if (pkt.type == ppt_psb)
+					tsc = 0;
+				else if (pkt.type == ppt_tsc)
+					tsc = 1;
+				else if (pkt.type == ppt_tma)
+					found = !tsc;
+				else if (pkt.type == ppt_cbr)
+					found = !pkt.payload.cbr.ratio;
 				continue;
 			}
 			if (pkt.type == ppt_tma)
@@ -53,4 +67,9 @@ int ptd_known_later_packet(const struct pt_config *config, uint64_t offset)
 int ptd_known_rejected_timing(const struct pt_config *config, uint64_t offset)
 {
 	return known_scan(config, offset, known_rejected_timing);
+}
+
+int ptd_known_failure_ahead(const struct pt_config *config, uint64_t offset)
+{
+	return known_scan(config, offset, known_failure_ahead);
 }

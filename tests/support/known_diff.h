@@ -26,4 +26,12 @@ int ptd_known_later_packet(const struct pt_config *config, uint64_t offset);
  * holds one (libipt fails at the PSB then). */
 int ptd_known_rejected_timing(const struct pt_config *config, uint64_t offset);
 
+/* Whether within 64 packets from @offset of @config's trace there is a
+ * packet that libipt 2.0.5 fails on by design (one of a later libipt, a TMA
+ * with no TSC since the walk began or since the PSB of its PSB+, a CBR of
+ * 0), before any that ptdecode cannot decode.  libipt's query decoder
+ * reads ahead to it, and its time after the last result before it is 0
+ * (pt_insn_time() with libipt's estimator). */
+int ptd_known_failure_ahead(const struct pt_config *config, uint64_t offset);
+
 #endif /* PTD_KNOWN_DIFF_H */
