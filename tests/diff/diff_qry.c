@@ -58,6 +58,7 @@
 #include "libipt_dl.h"
 #include "pktgen.h"
 #include "qry_format.h"
+#include "sync_plan.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -1191,32 +1192,14 @@ struct sync_plan {
 static void sync_plan_init(struct sync_plan *plan,
                            const struct pt_config *config)
 {
-	static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-	                                0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-	                                0x02, 0x82, 0x02, 0x82};
-	const uint64_t size = (uint64_t)(config->end - config->begin);
-	uint64_t psbs[sync_plan_max / 2], x = size * 0x9e3779b97f4a7c15ull;
-	unsigned npsb = 0;
-
 	memset(plan, 0, sizeof(*plan));
 	if (sync_mode == sync_backward) {
 		/* Enough for every PSB of a trace. */
 		plan->n = UINT32_MAX;
 		return;
 	}
-	for (uint64_t i = 0;
-	     i + sizeof(psb) <= size && npsb < sync_plan_max / 2; ++i)
-		if (!memcmp(config->begin + i, psb, sizeof(psb)))
-			psbs[npsb++] = i;
-	while (npsb && plan->n + 2 < sync_plan_max) {
-		plan->offsets[plan->n++] = psbs[--npsb];
-		/* An offset that is no PSB's, near this one or anywhere. */
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		plan->offsets[plan->n++] =
-		        (x >> 40) & 1 ? psbs[npsb] + 1 + ((x >> 8) & 31)
-		                      : (x >> 16) % (size ? size : 1);
-	}
-	plan->offsets[plan->n++] = size;
+	plan->n = (unsigned)ptd_sync_plan(config->begin, config->end,
+	                                  plan->offsets, sync_plan_max);
 }
 
 /* Whether the walk synchronizes before its next call: after an error (or

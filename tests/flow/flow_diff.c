@@ -36,6 +36,9 @@
  * --errata turns on every erratum libipt 2.0.5 knows in both decoders,
  * --tick and --keep-tcal the flags enable_tick_events and keep_tcal_on_ovf
  * (with --libipt-time, so that the ticks come at libipt's times).
+ * --sync-set synchronizes both with pt_*_sync_set() at every PSB (from the
+ * last to the first) and at offsets where none starts, instead of
+ * forward, and again every few results.
  * --end-on gives both block decoders end_on_call and end_on_jump; every
  * call and jump then ends a block in both, and the blocks are compared as
  * they are, not expanded.
@@ -55,8 +58,10 @@
 #include "known_diff.h"
 #include "libipt_dl.h"
 #include "ptdecode/ptdecode.h"
+#include "sync_plan.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +109,15 @@ static void flow_set_errata(struct pt_config *config)
  * call and jump then ends a block in both, so the blocks are compared as
  * they are (IP, end IP, count, class, mode, flags), not expanded. */
 static int flow_end_on;
+
+/* --sync-set: both decoders synchronize with pt_*_sync_set() at the
+ * offsets of ptd_sync_plan() (every PSB from the last to the first, with
+ * offsets where none starts between them) instead of forward, and again
+ * after every flow_sync_every instructions (blocks: at errors and at the
+ * end only). */
+static int flow_sync_set;
+
+enum { flow_sync_every = 40, flow_sync_max = 129 };
 
 /* --tick and --keep-tcal: tick events (enable_tick_events) and
  * keep_tcal_on_ovf in both decoders. */
@@ -673,6 +687,8 @@ static int flow_compare(const struct ptd_libipt *ipt,
 	const char *kind = block ? "block" : "insn";
 	struct flow_stream a, b;
 	struct flow_item prev;
+	uint64_t syncs[flow_sync_max];
+	size_t nsync;
 	const struct flow_ops *ops;
 	struct pt_conf_flags flags;
 	unsigned reports = 0;
@@ -700,6 +716,19 @@ static int flow_compare(const struct ptd_libipt *ipt,
 		return -1;
 	}
 	flow_runner_init(&b.runner, ops, dec, flow_libipt_time, flow_offsets);
+	if (flow_sync_set) {
+		nsync = ptd_sync_plan(input->config.begin, input->config.end,
+		                      syncs, flow_sync_max);
+		/* Blocks synchronize again only after errors and at the
+		 * end: libipt splits some of ptdecode's blocks, so a count
+		 * of results would stop them at other places. */
+		a.runner.sync_offsets = syncs;
+		a.runner.nsync_offsets = (unsigned)nsync;
+		a.runner.sync_every = block ? UINT_MAX : flow_sync_every;
+		b.runner.sync_offsets = syncs;
+		b.runner.nsync_offsets = (unsigned)nsync;
+		b.runner.sync_every = a.runner.sync_every;
+	}
 	if (block) {
 		size_t i;
 
@@ -1213,7 +1242,9 @@ static void flow_usage(const char *prog)
 	        "        --errata: every erratum libipt 2.0.5 knows, in "
 	        "both;\n"
 	        "        --tick, --keep-tcal: enable_tick_events, "
-	        "keep_tcal_on_ovf in both)\n",
+	        "keep_tcal_on_ovf in both;\n"
+	        "        --sync-set: pt_*_sync_set() at every PSB and "
+	        "elsewhere)\n",
 	        prog, prog);
 }
 
@@ -1250,6 +1281,8 @@ int main(int argc, char *argv[])
 			flow_tick = 1;
 		else if (!strcmp(argv[i], "--keep-tcal"))
 			flow_keep_tcal = 1;
+		else if (!strcmp(argv[i], "--sync-set"))
+			flow_sync_set = 1;
 		else if (!strcmp(argv[i], "--corrupt"))
 			corrupt = 1;
 		else if (!strcmp(argv[i], "--cut"))

@@ -41,6 +41,14 @@ static int fx_sync(void *d)
 	               : f->ipt->blk_sync_forward(f->blk);
 }
 
+static int fx_sync_set(void *d, uint64_t offset)
+{
+	struct flow_ipt *f = d;
+
+	return f->insn ? f->ipt->insn_sync_set(f->insn, offset)
+	               : f->ipt->blk_sync_set(f->blk, offset);
+}
+
 static int fx_offset(void *d, uint64_t *offset)
 {
 	struct flow_ipt *f = d;
@@ -132,8 +140,8 @@ static void fx_free(void *d)
 }
 
 static const struct flow_ops flow_ipt_ops = {
-        "libipt", fx_sync, fx_offset, fx_sync_offset,
-        fx_event, fx_next, fx_time,   fx_free,
+        "libipt", fx_sync, fx_offset, fx_sync_offset, fx_event,
+        fx_next,  fx_time, fx_free,   fx_sync_set,
 };
 
 void *flow_ipt_alloc(const struct ptd_libipt *ipt,

@@ -22,6 +22,14 @@ static int fp_sync(void *d)
 	               : pt_blk_sync_forward(f->blk);
 }
 
+static int fp_sync_set(void *d, uint64_t offset)
+{
+	struct flow_ptd *f = d;
+
+	return f->insn ? pt_insn_sync_set(f->insn, offset)
+	               : pt_blk_sync_set(f->blk, offset);
+}
+
 static int fp_offset(void *d, uint64_t *offset)
 {
 	struct flow_ptd *f = d;
@@ -106,8 +114,8 @@ static void fp_free(void *d)
 }
 
 static const struct flow_ops flow_ptd_ops = {
-        "ptdecode", fp_sync, fp_offset, fp_sync_offset,
-        fp_event,   fp_next, fp_time,   fp_free,
+        "ptdecode", fp_sync, fp_offset, fp_sync_offset, fp_event,
+        fp_next,    fp_time, fp_free,   fp_sync_set,
 };
 
 void *flow_ptd_alloc(const struct flow_input *input, int block,

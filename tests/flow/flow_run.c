@@ -51,8 +51,35 @@ int flow_runner_next(struct flow_runner *r, struct flow_item *item)
 		r->pending_err = 0;
 		return flow_error(r, item, err, r->pending_ip);
 	}
+	if (r->nsync_offsets && r->state == 1 &&
+	    ++r->since_sync > r->sync_every)
+		r->state = 0;
 	switch (r->state) {
 	case 0:
+		if (r->nsync_offsets) {
+			uint64_t offset;
+
+			if (r->next_sync >= r->nsync_offsets) {
+				r->state = 2;
+				item->kind = fi_end;
+				return 1;
+			}
+			offset = r->sync_offsets[r->next_sync++];
+			r->since_sync = 0;
+			status = ops->sync_set(r->decoder, offset);
+			if (status < 0) {
+				item->kind = fi_sync_error;
+				item->err = status;
+				item->offset = offset;
+				return 0;
+			}
+			r->status = status;
+			r->state = 1;
+			item->kind = fi_sync;
+			if (ops->get_sync_offset(r->decoder, &item->offset) < 0)
+				item->offset = UINT64_MAX;
+			return 0;
+		}
 		status = ops->sync_forward(r->decoder);
 		if (status < 0) {
 			uint64_t offset;

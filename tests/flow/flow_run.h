@@ -70,6 +70,7 @@ struct flow_ops {
 	int (*next)(void *decoder, struct flow_item *item);
 	int (*time)(void *decoder, uint64_t *tsc);
 	void (*free)(void *decoder);
+	int (*sync_set)(void *decoder, uint64_t offset);
 };
 
 /* A decoder with its loop state. */
@@ -88,6 +89,11 @@ struct flow_runner {
 	/* Ask pt_*_get_offset before every instruction, block and event (as
 	 * ptxed --offset does) and keep it in the result's @offset. */
 	int with_offsets;
+	/* With @nsync_offsets: synchronize with pt_*_sync_set() at these
+	 * offsets, one after the other, instead of pt_*_sync_forward(), and
+	 * again after every @sync_every results; the end after the last. */
+	const uint64_t *sync_offsets;
+	unsigned nsync_offsets, next_sync, sync_every, since_sync;
 };
 
 /* Start a runner on @decoder (owned by the runner from now on). */

@@ -168,6 +168,8 @@ struct ptd_libipt {
 	        const struct pt_config *config);
 	void (*insn_free_decoder)(struct ptd_ipt_insn_decoder *decoder);
 	int (*insn_sync_forward)(struct ptd_ipt_insn_decoder *decoder);
+	int (*insn_sync_set)(struct ptd_ipt_insn_decoder *decoder,
+	                     uint64_t offset);
 	int (*insn_get_offset)(const struct ptd_ipt_insn_decoder *decoder,
 	                       uint64_t *offset);
 	int (*insn_get_sync_offset)(const struct ptd_ipt_insn_decoder *decoder,
@@ -186,6 +188,8 @@ struct ptd_libipt {
 	        const struct pt_config *config);
 	void (*blk_free_decoder)(struct ptd_ipt_blk_decoder *decoder);
 	int (*blk_sync_forward)(struct ptd_ipt_blk_decoder *decoder);
+	int (*blk_sync_set)(struct ptd_ipt_blk_decoder *decoder,
+	                    uint64_t offset);
 	int (*blk_get_offset)(const struct ptd_ipt_blk_decoder *decoder,
 	                      uint64_t *offset);
 	int (*blk_get_sync_offset)(const struct ptd_ipt_blk_decoder *decoder,
