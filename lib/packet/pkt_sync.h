@@ -22,4 +22,11 @@ const uint8_t *ptd_sync_next(const uint8_t *pos, const uint8_t *sync,
 const uint8_t *ptd_sync_backward(const uint8_t *before, const uint8_t *begin,
                                  const uint8_t *end);
 
+/* Whether a PSB starts at @pos in [@pos, @end), as libipt's
+ * pt_qry_sync_set() checks it: 0 if one does, -pte_nosync if the bytes
+ * there are not a PSB's opcode (02 82), -pte_eos if fewer than two bytes
+ * are left or the end cuts the PSB off, -pte_bad_packet if the pattern
+ * breaks off. */
+int ptd_sync_at(const uint8_t *pos, const uint8_t *end);
+
 #endif /* PTD_PKT_SYNC_H */

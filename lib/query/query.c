@@ -584,11 +584,11 @@ static int ptd_qry_header_event(struct pt_query_decoder *decoder)
 	return 0;
 }
 
-/* The error of a packet in a PSB+ that does not decode (@err from
- * ptd_qry_fetch()): a PSB's opcode is out of context there whatever its
- * payload, as libipt looks at the opcode first (ptd_qry_fetch() gives other
- * packets of known opcodes their type, which the caller checks).  Cold: for
- * corrupted traces only. */
+/* The error @err of reading a PSB+ (ptd_qry_read_psb_header()), with the
+ * decoder at the packet that failed: a PSB's opcode is out of context there
+ * whatever its payload, as libipt looks at the opcode first (ptd_qry_fetch()
+ * gives other packets of known opcodes their type, which the header loop
+ * checks).  Cold: for corrupted traces only. */
 PTD_QRY_COLD static int
 ptd_qry_psb_header_error(struct pt_query_decoder *decoder, int err)
 {
@@ -614,7 +614,7 @@ static int ptd_qry_read_psb_header(struct pt_query_decoder *decoder)
 		err = ptd_qry_fetch(decoder);
 
 		if (err < 0)
-			return ptd_qry_psb_header_error(decoder, err);
+			return err;
 		if (decoder->next_flags & ptd_qf_psbend)
 			return 0;
 
@@ -676,6 +676,7 @@ static int ptd_qry_decode_psb(struct pt_query_decoder *decoder)
 	ptd_qry_consume(decoder);
 	err = ptd_qry_read_psb_header(decoder);
 	if (err < 0) {
+		err = ptd_qry_psb_header_error(decoder, err);
 		/* Stay at the PSB so that the caller can resynchronize. */
 		decoder->pos = psb;
 		decoder->pstate = pstate;
@@ -1751,24 +1752,17 @@ int pt_qry_sync_set(struct pt_query_decoder *decoder, uint64_t *ip,
                     uint64_t offset)
 {
 	const uint8_t *pos;
+	int err;
 
 	if (!decoder)
 		return -pte_invalid;
 	if (offset > (uint64_t)(decoder->config.end - decoder->config.begin))
 		return -pte_eos;
+	/* As libipt answers where no good PSB starts. */
 	pos = decoder->config.begin + offset;
-	/* As libipt: no PSB's opcode there is -pte_nosync; a PSB that the
-	 * end cuts off, -pte_eos; one whose pattern breaks off,
-	 * -pte_bad_packet. */
-	if (decoder->config.end - pos < 2)
-		return -pte_eos;
-	if (pos[0] != PTD_OPC_EXT || pos[1] != PTD_EXT_PSB)
-		return -pte_nosync;
-	if (decoder->config.end - pos < 16)
-		return -pte_eos;
-	for (int i = 2; i < 16; i += 2)
-		if (pos[i] != PTD_OPC_EXT || pos[i + 1] != PTD_EXT_PSB)
-			return -pte_bad_packet;
+	err = ptd_sync_at(pos, decoder->config.end);
+	if (err < 0)
+		return err;
 	return ptd_qry_start(decoder, pos, ip);
 }
 
