@@ -39,6 +39,19 @@ static int flow_error(struct flow_runner *r, struct flow_item *item, int err,
 	return 0;
 }
 
+/* A synchronization that returned @status: the fi_sync result, with the
+ * sync offset. */
+static int flow_synced(struct flow_runner *r, struct flow_item *item,
+                       int status)
+{
+	r->status = status;
+	r->state = 1;
+	item->kind = fi_sync;
+	if (r->ops->get_sync_offset(r->decoder, &item->offset) < 0)
+		item->offset = UINT64_MAX;
+	return 0;
+}
+
 int flow_runner_next(struct flow_runner *r, struct flow_item *item)
 {
 	const struct flow_ops *ops = r->ops;
@@ -73,12 +86,7 @@ int flow_runner_next(struct flow_runner *r, struct flow_item *item)
 				item->offset = offset;
 				return 0;
 			}
-			r->status = status;
-			r->state = 1;
-			item->kind = fi_sync;
-			if (ops->get_sync_offset(r->decoder, &item->offset) < 0)
-				item->offset = UINT64_MAX;
-			return 0;
+			return flow_synced(r, item, status);
 		}
 		status = ops->sync_forward(r->decoder);
 		if (status < 0) {
@@ -102,12 +110,7 @@ int flow_runner_next(struct flow_runner *r, struct flow_item *item)
 			r->last_sync = offset;
 			return 0;
 		}
-		r->status = status;
-		r->state = 1;
-		item->kind = fi_sync;
-		if (ops->get_sync_offset(r->decoder, &item->offset) < 0)
-			item->offset = UINT64_MAX;
-		return 0;
+		return flow_synced(r, item, status);
 	case 1:
 		break;
 	default:
