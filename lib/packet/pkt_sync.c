@@ -130,3 +130,8 @@ int ptd_sync_at(const uint8_t *pos, const uint8_t *end)
 			return -pte_bad_packet;
 	return 0;
 }
+
+int ptd_sync_opcode_at(const uint8_t *pos, const uint8_t *end)
+{
+	return end - pos >= 2 && pos[0] == PTD_OPC_EXT && pos[1] == PTD_EXT_PSB;
+}

@@ -22,6 +22,9 @@ const uint8_t *ptd_sync_next(const uint8_t *pos, const uint8_t *sync,
 const uint8_t *ptd_sync_backward(const uint8_t *before, const uint8_t *begin,
                                  const uint8_t *end);
 
+/* Whether the two bytes at @pos (before @end) are a PSB's opcode, 02 82. */
+int ptd_sync_opcode_at(const uint8_t *pos, const uint8_t *end);
+
 /* Whether a PSB starts at @pos in [@pos, @end), as libipt's
  * pt_qry_sync_set() checks it: 0 if one does, -pte_nosync if the bytes
  * there are not a PSB's opcode (02 82), -pte_eos if fewer than two bytes

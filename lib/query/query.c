@@ -584,22 +584,6 @@ static int ptd_qry_header_event(struct pt_query_decoder *decoder)
 	return 0;
 }
 
-/* The error @err of reading a PSB+ (ptd_qry_read_psb_header()), with the
- * decoder at the packet that failed: a PSB's opcode is out of context there
- * whatever its payload, as libipt looks at the opcode first (ptd_qry_fetch()
- * gives other packets of known opcodes their type, which the header loop
- * checks).  Cold: for corrupted traces only. */
-PTD_QRY_COLD static int
-ptd_qry_psb_header_error(struct pt_query_decoder *decoder, int err)
-{
-	const uint8_t *pos = decoder->pos, *end = decoder->config.end;
-
-	if (err != -pte_eos && end - pos >= 2 && pos[0] == PTD_OPC_EXT &&
-	    pos[1] == PTD_EXT_PSB)
-		return -pte_bad_context;
-	return err;
-}
-
 /* Read the packets of a PSB+ up to its PSBEND (or an OVF in it). */
 static int ptd_qry_read_psb_header(struct pt_query_decoder *decoder)
 {
@@ -676,7 +660,13 @@ static int ptd_qry_decode_psb(struct pt_query_decoder *decoder)
 	ptd_qry_consume(decoder);
 	err = ptd_qry_read_psb_header(decoder);
 	if (err < 0) {
-		err = ptd_qry_psb_header_error(decoder, err);
+		/* A PSB's opcode where a packet of the PSB+ did not decode is
+		 * out of context whatever its payload, as libipt looks at the
+		 * opcode first (ptd_qry_fetch() gives other packets of known
+		 * opcodes their type, which the header loop checks). */
+		if (err != -pte_eos &&
+		    ptd_sync_opcode_at(decoder->pos, decoder->config.end))
+			err = -pte_bad_context;
 		/* Stay at the PSB so that the caller can resynchronize. */
 		decoder->pos = psb;
 		decoder->pstate = pstate;
