@@ -45,7 +45,7 @@
  * Differences that the docs describe are printed as DOCUMENTED and do not
  * count (flow_documented()); so is a difference between the two block
  * decoders where ptdecode's blocks are libipt's instruction flow over the
- * whole trace (flow_follows_insn()).
+ * whole trace (flow_referee()).
  *
  * Exit status: 0 when everything matched, 1 on a difference, 77 when the
  * corpora or libipt are absent. */
@@ -352,48 +352,6 @@ static int flow_item_equal(const struct flow_item *a, const struct flow_item *b)
 	return 0;
 }
 
-/* Whether @raw (@size bytes) holds one of the instructions whose length or
- * class ptdecode's decoder (Zydis) gives otherwise than libipt 2.0.5's
- * length decoder (docs/ild.md, "Differences from libipt 2.0.5"): UD0 (0F FF)
- * and UD1 (0F B9) and VIA PadLock (0F A6, 0F A7) with their ModRM, AMD XOP
- * (8F with ModRM.reg other than 0) and ERETS/ERETU (F2/F3 0F 01 CA), after
- * any legacy prefixes and a REX prefix. */
-static int flow_ild_differs(const uint8_t *raw, size_t size)
-{
-	size_t i = 0;
-	int rep = 0;
-
-	for (; i < size; ++i) {
-		uint8_t b = raw[i];
-
-		if (b == 0xf2 || b == 0xf3)
-			rep = 1;
-		else if (b != 0x66 && b != 0x67 && b != 0xf0 && b != 0x2e &&
-		         b != 0x36 && b != 0x3e && b != 0x26 && b != 0x64 &&
-		         b != 0x65)
-			break;
-	}
-	if (i < size && (raw[i] & 0xf0) == 0x40)
-		++i;
-	if (i + 1 >= size)
-		return 0;
-	if (raw[i] == 0x8f)
-		return ((raw[i + 1] >> 3) & 7) != 0;
-	if (raw[i] != 0x0f)
-		return 0;
-	switch (raw[i + 1]) {
-	case 0xff:
-	case 0xb9:
-	case 0xa6:
-	case 0xa7:
-		return 1;
-	case 0x01:
-		return rep && i + 2 < size && raw[i + 2] == 0xca;
-	default:
-		return 0;
-	}
-}
-
 /* Whether a TIP.PGD without an IP (the byte 0x01) lies before @offset of
  * @input's trace with only timing packets and PADs between them (which the
  * query decoder reads ahead before it reports the event). */
@@ -441,7 +399,7 @@ static int flow_pgd_before(const struct flow_input *input, uint64_t offset)
  *   PSB+ is -pte_bad_context); libipt may report it where its read-ahead
  *   started (ptd_known_later_packet());
  * - an instruction at the same IP whose length or class ptdecode decodes
- *   otherwise (flow_ild_differs(), docs/ild.md), or instructions at other
+ *   otherwise (ptd_known_ild(), docs/ild.md), or instructions at other
  *   IPs right after such an instruction (@prev, libipt's result before
  *   @ipt; NULL for the first);
  * - libipt fails with -pte_bad_context or -pte_bad_packet at a timing
@@ -479,7 +437,8 @@ static int flow_documented(const struct flow_input *input,
 		const struct flow_item *longer =
 		        ptd->size >= ipt->size ? ptd : ipt;
 
-		if (flow_ild_differs(longer->raw, longer->size))
+		if (ptd_known_ild(longer->raw, longer->size,
+		                  longer->mode == ptem_64bit) != ptd_kild_none)
 			return 1;
 	}
 	/* The same, seen one instruction later where blocks are expanded
@@ -487,7 +446,8 @@ static int flow_documented(const struct flow_input *input,
 	 * part after such an instruction. */
 	if (prev && prev->kind == fi_insn && ipt->kind == fi_insn &&
 	    ptd->kind == fi_insn && ipt->ip != ptd->ip &&
-	    flow_ild_differs(prev->raw, prev->size))
+	    ptd_known_ild(prev->raw, prev->size, prev->mode == ptem_64bit) !=
+	            ptd_kild_none)
 		return 1;
 	if ((ipt->kind == fi_error || ipt->kind == fi_sync_error) &&
 	    (ipt->err == -pte_bad_context || ipt->err == -pte_bad_packet) &&
@@ -666,19 +626,6 @@ static int flow_referee(const struct ptd_libipt *ipt,
 	return err == 0 && sub.failures == 0;
 }
 
-/* Whether ptdecode's blocks on @input are libipt 2.0.5's instruction flow
- * from start to end, but for documented differences (flow_documented()),
- * as flow_diff --block-vs-insn --offsets compares them.  Where libipt's
- * block decoder parts from its own instruction-flow decoder on a corrupted
- * trace, ptdecode's block decoder follows the instruction flow
- * (docs/flow.md); a difference between the block decoders is documented
- * when this holds. */
-static int flow_follows_insn(const struct ptd_libipt *ipt,
-                             const struct flow_input *input, const char *name)
-{
-	return flow_referee(ipt, input, name, 1);
-}
-
 static int flow_compare(const struct ptd_libipt *ipt,
                         const struct flow_input *input, int block,
                         const char *name, const struct flow_gen *truth,
@@ -784,7 +731,13 @@ static int flow_compare(const struct ptd_libipt *ipt,
 				what = "DOCUMENTED";
 				totals->documented += 1;
 			} else if (block && !flow_cross &&
-			           flow_follows_insn(ipt, input, name)) {
+			           flow_referee(ipt, input, name, 1)) {
+				/* Where libipt's block decoder parts from
+				 * its own instruction-flow decoder,
+				 * ptdecode's follows the instruction flow
+				 * (docs/flow.md): documented when its blocks
+				 * are libipt's instruction flow over the
+				 * whole trace. */
 				what = "DOCUMENTED";
 				why = " (ptdecode's blocks are libipt's "
 				      "instruction flow)";

@@ -2,6 +2,8 @@
 /* Places in a trace where libipt 2.0.5 fails by design (known_diff.h). */
 #include "known_diff.h"
 
+#include <stddef.h>
+
 enum known_scan {
 	known_later_packet,
 	known_rejected_timing,
@@ -72,4 +74,43 @@ int ptd_known_rejected_timing(const struct pt_config *config, uint64_t offset)
 int ptd_known_failure_ahead(const struct pt_config *config, uint64_t offset)
 {
 	return known_scan(config, offset, known_failure_ahead);
+}
+
+enum ptd_known_ild ptd_known_ild(const uint8_t *code, size_t size, int mode64)
+{
+	size_t p = 0;
+	int rep = 0;
+
+	for (; p < size; ++p) {
+		uint8_t b = code[p];
+
+		if (b == 0xf2 || b == 0xf3)
+			rep = 1;
+		else if (b != 0x66 && b != 0x67 && b != 0xf0 && b != 0x2e &&
+		         b != 0x36 && b != 0x3e && b != 0x26 && b != 0x64 &&
+		         b != 0x65)
+			break;
+	}
+	if (mode64 && p < size && (code[p] & 0xf0) == 0x40)
+		++p;
+	if (p + 1 >= size)
+		return ptd_kild_none;
+	if (code[p] == 0x8f)
+		return ((code[p + 1] >> 3) & 7) ? ptd_kild_xop : ptd_kild_none;
+	if (code[p] != 0x0f)
+		return ptd_kild_none;
+	switch (code[p + 1]) {
+	case 0xff:
+	case 0xb9:
+		return ptd_kild_ud0;
+	case 0xa6:
+	case 0xa7:
+		return ptd_kild_via;
+	case 0x01:
+		return rep && p + 2 < size && code[p + 2] == 0xca
+		               ? ptd_kild_eret
+		               : ptd_kild_none;
+	default:
+		return ptd_kild_none;
+	}
 }

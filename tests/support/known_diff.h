@@ -34,4 +34,19 @@ int ptd_known_rejected_timing(const struct pt_config *config, uint64_t offset);
  * (pt_insn_time() with libipt's estimator). */
 int ptd_known_failure_ahead(const struct pt_config *config, uint64_t offset);
 
+/* The instructions whose length or class ptdecode's decoder (Zydis) gives
+ * otherwise than libipt 2.0.5's length decoder (docs/ild.md, "Differences
+ * from libipt 2.0.5"), by their bytes. */
+enum ptd_known_ild {
+	ptd_kild_none = -1,
+	ptd_kild_eret, /* ERETS/ERETU, F2/F3 0F 01 CA */
+	ptd_kild_ud0,  /* UD0/UD1, 0F FF /r and 0F B9 /r */
+	ptd_kild_xop,  /* AMD XOP, 8F with ModRM.reg other than 0 */
+	ptd_kild_via   /* VIA PadLock, 0F A6 /r and 0F A7 /r */
+};
+
+/* Which of those the instruction at @code (@size bytes) is, after its
+ * legacy prefixes and (@mode64) a REX prefix, or ptd_kild_none. */
+enum ptd_known_ild ptd_known_ild(const uint8_t *code, size_t size, int mode64);
+
 #endif /* PTD_KNOWN_DIFF_H */
