@@ -32,7 +32,9 @@
  * item for item, times included, and an error item for every call of the
  * loop that fails (a query's -pte_eos included, but not the end that pts_eos
  * announced), with flags that say which call failed and so the status
- * before it.  The trace is copied into an
+ * before it; and the event decoder (pt_evt_*) gives the same results as
+ * events, ptev_tnt and ptev_tip for the branches (fuzz_events()).  The trace
+ * is copied into an
  * allocation of exactly its size so that ASan reports reads past it; the
  * libFuzzer run uses -rss_limit_mb/-malloc_limit_mb for bounded memory. */
 #define _POSIX_C_SOURCE 200809L
@@ -452,6 +454,174 @@ static void fuzz_batch(struct fuzz *f, const struct pt_config *config,
 	pt_qry_free_decoder(p.dec);
 }
 
+/* The event decoder (pt_evt_*) against the same pull loop: each ptev_tnt
+ * is as many conditional-branch results as it has outcomes, each ptev_tip an
+ * indirect branch, every other event a pt_qry_event() result, every error
+ * the pull API's with its offset, every synchronization the pull API's (but
+ * where the pull API's fails in its read-ahead beyond a good PSB+, the
+ * event decoder fails there in pt_evt_next()); the PSB+ tracing status
+ * events (the only ones the pull API does not report)
+ * are well-formed, and the first after a synchronization with an IP is
+ * ptev_enabled with that IP. */
+struct evts {
+	struct pt_event_decoder *dec;
+	struct pt_event ev;
+	/* Outcomes of @ev (a ptev_tnt) not compared yet. */
+	unsigned left;
+	/* Until the first event after a synchronization: 1 if it had an IP
+	 * (@ip), 2 if not; else 0. */
+	uint64_t ip;
+	int sync_ip;
+};
+
+static int is_status(const struct pt_event *ev)
+{
+	return ev->status_update &&
+	       (ev->type == ptev_enabled || ev->type == ptev_disabled);
+}
+
+/* The next event that is not a PSB+ tracing status into e->ev; returns
+ * pt_evt_next()'s result. */
+static int evts_next(struct fuzz *f, struct evts *e)
+{
+	for (unsigned k = 0;; ++k) {
+		int st;
+
+		FUZZ_CHECK(k < 4 * f->size + 64, "endless tracing status");
+		memset(&e->ev, 0xa5, sizeof(e->ev));
+		st = pt_evt_next(e->dec, &e->ev, sizeof(e->ev));
+		if (st < 0)
+			return st;
+		FUZZ_CHECK(st == 0, "pt_evt_next returned %d", st);
+		check_event(&e->ev);
+		if (!is_status(&e->ev)) {
+			e->sync_ip = 0;
+			return 0;
+		}
+		FUZZ_CHECK((e->ev.type == ptev_enabled) != e->ev.ip_suppressed,
+		           "tracing status with%s IP",
+		           e->ev.ip_suppressed ? "out" : "");
+		/* (The pull API's synchronization may take its IP from a
+		 * FUP after a PSB+ without one.) */
+		if (e->sync_ip && e->ev.type == ptev_enabled)
+			FUZZ_CHECK(e->sync_ip == 1 &&
+			                   e->ev.variant.enabled.ip == e->ip,
+			           "tracing status at synchronization");
+		e->sync_ip = 0;
+	}
+}
+
+static void fuzz_events(struct fuzz *f, const struct pt_config *config,
+                        const struct ptd_time_config *tconfig)
+{
+	struct pull p;
+	struct evts e;
+	struct pt_event ev;
+
+	memset(&e, 0, sizeof(e));
+	e.dec = ptd_evt_alloc_decoder(config, tconfig);
+	p.dec = ptd_qry_alloc_decoder(config, tconfig);
+	p.status = -pte_nosync;
+	p.before = 0;
+	p.eflags = 0;
+	p.ended = 0;
+	FUZZ_CHECK(e.dec && p.dec, "allocation failed");
+	for (;;) {
+		uint64_t value, tsc = 0, off = 0, qoff = 0;
+		uint32_t lmtc = 0, lcyc = 0;
+		int kind, err, eflags, ts, st;
+
+		kind = pull_next(&p, &value, &ev, &err, &eflags);
+		ts = pt_qry_time(p.dec, &tsc, &lmtc, &lcyc);
+		if (!kind)
+			break;
+		if (kind == ptd_qry_item_sync ||
+		    (kind == ptd_qry_item_error &&
+		     (eflags & ptd_qry_item_resync))) {
+			FUZZ_CHECK(!e.left, "outcomes left at a sync");
+			e.sync_ip = 0;
+			st = pt_evt_sync_forward(e.dec);
+			if (kind == ptd_qry_item_error && st == 0) {
+				/* The pull API's synchronization failed in
+				 * its read-ahead after the PSB+: the event
+				 * decoder fails there in pt_evt_next(), after
+				 * the PSB+'s tracing status. */
+				st = evts_next(f, &e);
+				FUZZ_CHECK(st == err, "error %d, pull %d", st,
+				           err);
+				FUZZ_CHECK(pt_evt_get_offset(e.dec, &off) ==
+				                           0 &&
+				                   off == value,
+				           "error offset");
+				continue;
+			}
+			FUZZ_CHECK(st == (kind == ptd_qry_item_sync ? 0 : err),
+			           "sync %d, pull %d", st, err);
+			if (kind == ptd_qry_item_sync) {
+				FUZZ_CHECK(pt_evt_get_sync_offset(e.dec,
+				                                  &off) == 0 &&
+				                   pt_qry_get_sync_offset(
+				                           p.dec, &qoff) == 0 &&
+				                   off == qoff,
+				           "sync offset");
+				e.sync_ip =
+				        (p.before & pts_ip_suppressed) ? 2 : 1;
+				e.ip = value;
+			}
+			continue;
+		}
+		if (kind == ptd_qry_item_error) {
+			FUZZ_CHECK(!e.left, "outcomes left at an error");
+			st = evts_next(f, &e);
+			FUZZ_CHECK(st == err, "error %d, pull %d", st, err);
+			FUZZ_CHECK(pt_evt_get_offset(e.dec, &off) == 0 &&
+			                   off == value,
+			           "error offset");
+			continue;
+		}
+		if (kind == ptd_qry_item_tnt && e.left) {
+			e.left--;
+		} else {
+			FUZZ_CHECK(!e.left, "outcomes left");
+			st = evts_next(f, &e);
+			FUZZ_CHECK(st == 0, "pt_evt_next %d, pull kind %d", st,
+			           kind);
+			if (kind == ptd_qry_item_tnt) {
+				FUZZ_CHECK(e.ev.type == ptev_tnt &&
+				                   e.ev.variant.tnt.size >= 1 &&
+				                   e.ev.variant.tnt.size <= 47,
+				           "not a TNT packet");
+				e.left = e.ev.variant.tnt.size - 1u;
+			} else if (kind == ptd_qry_item_tip) {
+				FUZZ_CHECK(e.ev.type == ptev_tip &&
+				                   (e.ev.ip_suppressed
+				                            ? 0
+				                            : e.ev.variant.tip
+				                                      .ip) ==
+				                           value,
+				           "not the TIP");
+			} else {
+				FUZZ_CHECK(!memcmp(&e.ev, &ev, sizeof(ev)),
+				           "event");
+				continue;
+			}
+		}
+		if (kind == ptd_qry_item_tnt)
+			FUZZ_CHECK(((e.ev.variant.tnt.bits >> e.left) & 1) ==
+			                   value,
+			           "outcome");
+		FUZZ_CHECK(e.ev.tsc == tsc && e.ev.lost_mtc == lmtc &&
+		                   e.ev.lost_cyc == lcyc &&
+		                   e.ev.has_tsc == (ts >= 0),
+		           "time");
+	}
+	FUZZ_CHECK(!e.left, "outcomes left at the end");
+	(void)evts_next(f, &e);
+	FUZZ_CHECK(pt_evt_sync_forward(e.dec) == -pte_eos, "not the end");
+	pt_evt_free_decoder(e.dec);
+	pt_qry_free_decoder(p.dec);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ptd_time_config tconfig;
@@ -487,6 +657,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_forward(&f, &config, &tconfig);
 	fuzz_backward(&f, &config);
 	fuzz_batch(&f, &config, &tconfig);
+	fuzz_events(&f, &config, &tconfig);
 
 	free(buf);
 	return 0;

@@ -40,6 +40,7 @@ extern "C" {
 
 struct pt_encoder;
 struct pt_packet_decoder;
+struct pt_event_decoder;
 struct pt_query_decoder;
 
 /** Marks a function exported from the shared library. */
@@ -1204,6 +1205,92 @@ struct pt_event {
 #endif
 	} variant;
 };
+
+/* ------------------------------------------------------------------------ */
+/* 7b. Event decoder (libipt 2.1)                                            */
+/* ------------------------------------------------------------------------ */
+
+#if (LIBIPT_VERSION >= 0x201)
+/** An event decoder: the trace as one stream of events in trace order,
+ * the branches included (opaque).
+ *
+ * Where the query decoder answers questions, the event decoder tells
+ * everything in the order it happened: a ptev_tnt for each TNT packet (its
+ * outcomes), a ptev_tip for each indirect branch, and the events the query
+ * decoder reports with pt_qry_event(), each bound to its packet and
+ * stamped with the time as there.  Every PSB+ starts with a status update
+ * that tells whether tracing is on: ptev_enabled with the IP of the PSB+'s
+ * FUP, or ptev_disabled with ip_suppressed (none when an OVF ends a PSB+
+ * with tracing off).  The PSB+'s other status updates follow it.
+ *
+ * A program that follows the code with these events needs nothing else:
+ * ptev_tnt and ptev_tip are the answers pt_qry_cond_branch() and
+ * pt_qry_indirect_branch() would give, the other events those of
+ * pt_qry_event(), in the same order, with the same times. */
+struct pt_event_decoder;
+
+/** Allocate an event decoder for the trace in [config->begin, config->end).
+ *
+ * As pt_qry_alloc_decoder(); the flags are @config->flags.variant.event.
+ * Returns NULL if @config is NULL or not valid or if memory runs out. */
+extern pt_export struct pt_event_decoder *
+pt_evt_alloc_decoder(const struct pt_config *config);
+
+/** Free @decoder (NULL is allowed). */
+extern pt_export void pt_evt_free_decoder(struct pt_event_decoder *decoder);
+
+/** Synchronize onto the next PSB (the first one if not synchronized yet);
+ * the next pt_evt_next() reports its PSB+.
+ *
+ * Returns 0 or: -pte_invalid for a NULL @decoder, -pte_eos if no further
+ * PSB+ follows, or a decode error of the PSB+ (-pte_bad_opc,
+ * -pte_bad_packet, -pte_bad_context). */
+extern pt_export int pt_evt_sync_forward(struct pt_event_decoder *decoder);
+
+/** Like pt_evt_sync_forward(), but synchronize onto the last PSB before the
+ * current position (the last one in the buffer if not synchronized yet). */
+extern pt_export int pt_evt_sync_backward(struct pt_event_decoder *decoder);
+
+/** Like pt_evt_sync_forward(), but at the PSB at @offset.  Returns as
+ * pt_qry_sync_set() does: -pte_eos, -pte_nosync or -pte_bad_packet where no
+ * good PSB starts there. */
+extern pt_export int pt_evt_sync_set(struct pt_event_decoder *decoder,
+                                     uint64_t offset);
+
+/** Store the offset of the next packet the decoder will read in @offset
+ * (it reads ahead of the events it has returned).  Returns 0, -pte_invalid
+ * for a NULL argument, or -pte_nosync before synchronization. */
+extern pt_export int pt_evt_get_offset(const struct pt_event_decoder *decoder,
+                                       uint64_t *offset);
+
+/** Store the offset of the PSB the decoder last synchronized onto in
+ * @offset.  Returns 0, -pte_invalid, or -pte_nosync. */
+extern pt_export int
+pt_evt_get_sync_offset(const struct pt_event_decoder *decoder,
+                       uint64_t *offset);
+
+/** Return @decoder's copy of its configuration, or NULL for a NULL
+ * @decoder. */
+extern pt_export const struct pt_config *
+pt_evt_get_config(const struct pt_event_decoder *decoder);
+
+/** Return the next event in @event.
+ *
+ * @size is sizeof(*event) as the caller knows it (at least the size of the
+ * fields before @variant); a larger structure is not written beyond ours.
+ * A ptev_tnt holds the outcomes of one TNT packet (variant.tnt: @size
+ * outcomes, the oldest in bit @size - 1, 1 for taken); a ptev_tip the
+ * target of an indirect branch, far transfer or uncompressed return
+ * (ip_suppressed if the trace does not give it).
+ *
+ * Returns 0 or: -pte_invalid for a NULL argument or a too small @size,
+ * -pte_nosync before synchronization, -pte_eos at the end of the trace,
+ * or a decode error (with its offset from pt_evt_get_offset()).  After an
+ * error (and the end) every call returns it again until the decoder is
+ * synchronized: pt_evt_sync_forward() goes on at the next PSB. */
+extern pt_export int pt_evt_next(struct pt_event_decoder *decoder,
+                                 struct pt_event *event, size_t size);
+#endif /* LIBIPT_VERSION >= 0x201 */
 
 /* ------------------------------------------------------------------------ */
 /* 8. Query decoder                                                          */

@@ -78,6 +78,14 @@ extern pt_export struct pt_query_decoder *
 ptd_qry_alloc_decoder(const struct pt_config *config,
                       const struct ptd_time_config *tconfig);
 
+/** Allocate an event decoder (see pt_evt_alloc_decoder()) whose time engine
+ * uses the options in @tconfig, as ptd_qry_alloc_decoder() does.  @tconfig
+ * may be NULL for the defaults.  Returns NULL if @config or @tconfig is not
+ * valid or if memory runs out. */
+extern pt_export struct pt_event_decoder *
+ptd_evt_alloc_decoder(const struct pt_config *config,
+                      const struct ptd_time_config *tconfig);
+
 #ifdef __cplusplus
 }
 #endif

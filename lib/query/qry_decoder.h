@@ -85,7 +85,47 @@ struct pt_query_decoder {
 	 * the size in bits 3:0 and the kind in bits 7:4 (enum
 	 * ptd_qry_lean_kind), 0 for the others (ptd_qry_lean_init()). */
 	uint8_t lean[256];
+
+	/* The event decoder's log of the PSB+ decoded (lib/event), or NULL:
+	 * the query decoder's results do not depend on it. */
+	struct ptd_qry_psb_log *psb_log;
 };
+
+/* The event decoder (lib/event) reports each PSB+'s tracing status, which
+ * the query decoder does not: the query decoder logs it here, with where it
+ * came among the pull API's results, and the event decoder takes the
+ * records after each call. */
+enum { ptd_qry_psb_log_size = 16 };
+
+struct ptd_qry_psb_log {
+	/* Results of the pull API whose time was taken (the conditional
+	 * branch that loads a TNT packet, indirect branches, events). */
+	uint32_t results;
+	/* Records since the event decoder took the last ones.  A call that
+	 * passes more PSB+ than there are records (only PSB+ with nothing to
+	 * report in between) keeps the first ones and the last. */
+	uint32_t n;
+	struct ptd_qry_psb_rec {
+		/* ptev_enabled with the IP of the PSB+'s FUP or ptev_disabled,
+		 * status_update, stamped with the time at its PSBEND. */
+		struct pt_event ev;
+		/* @results when the PSB+ was decoded: a result counted later
+		 * comes after it. */
+		uint32_t seq;
+	} rec[ptd_qry_psb_log_size];
+};
+
+/* Count a pull API result for the PSB+ log. */
+static inline void ptd_qry_log_result(struct pt_query_decoder *decoder)
+{
+	if (decoder->psb_log)
+		decoder->psb_log->results++;
+}
+
+/* Log the tracing status of the PSB+ whose header the decoder has just read
+ * (at its PSBEND, or at an OVF in it; none for an OVF while tracing is
+ * off), psb_log.c. */
+void ptd_qry_log_psb(struct pt_query_decoder *decoder);
 
 /* The kinds of packets of the lean run (struct pt_query_decoder, @lean). */
 enum ptd_qry_lean_kind {

@@ -659,6 +659,8 @@ static int ptd_qry_decode_psb(struct pt_query_decoder *decoder)
 	ptd_evq_clear(&decoder->evq, ptd_evb_cfe);
 	ptd_qry_consume(decoder);
 	err = ptd_qry_read_psb_header(decoder);
+	if (!err && decoder->psb_log)
+		ptd_qry_log_psb(decoder);
 	if (err < 0) {
 		/* A PSB's opcode where a packet of the PSB+ did not decode is
 		 * out of context whatever its payload, as libipt looks at the
@@ -1666,6 +1668,8 @@ static int ptd_qry_start(struct pt_query_decoder *decoder, const uint8_t *pos,
 	ptd_qry_reset_state(decoder);
 	ptd_time_reset(&decoder->time);
 	decoder->batch_error = 0;
+	if (decoder->psb_log)
+		decoder->psb_log->n = 0;
 	decoder->sync = pos;
 	decoder->pos = pos;
 	decoder->pstate.bip_size = 0;
@@ -1813,6 +1817,7 @@ static int ptd_qry_cache_tnt(struct pt_query_decoder *decoder)
 	}
 
 	ptd_qry_snapshot(decoder);
+	ptd_qry_log_result(decoder);
 	err = ptd_qry_read_ahead(decoder);
 	if (err < 0 && err != -pte_eos)
 		return err;
@@ -1884,6 +1889,7 @@ int pt_qry_indirect_branch(struct pt_query_decoder *decoder, uint64_t *addr)
 	}
 
 	ptd_qry_snapshot(decoder);
+	ptd_qry_log_result(decoder);
 	err = ptd_qry_read_ahead(decoder);
 	if (err < 0 && err != -pte_eos)
 		return err;
@@ -1932,6 +1938,7 @@ int pt_qry_event(struct pt_query_decoder *decoder, struct pt_event *event,
 	}
 
 	ptd_qry_snapshot(decoder);
+	ptd_qry_log_result(decoder);
 	err = ptd_qry_read_ahead(decoder);
 	if (err < 0 && err != -pte_eos)
 		return err;

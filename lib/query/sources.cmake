@@ -6,4 +6,5 @@ list(APPEND PTD_LAYER_SOURCES
   query.c
   batch.c
   copy.c
+  psb_log.c
 )

@@ -26,6 +26,39 @@ $cc -std=c11 -Wall -Wextra -Werror $extra -o "$work/with-ptdecode" "$src/tests/c
 test -s "$work/ptdecode.txt" || { echo "FAIL: no output from the ptdecode build"; exit 1; }
 echo "built and ran a libipt program against ptdecode via pkg-config"
 
+# A program written for libipt 2.1's event decoder (pt_evt_*), which libipt
+# 2.0.5 does not have: it must build unchanged and find that the event and
+# query decoders agree on the trace.
+$cc -std=c11 -Wall -Wextra -Werror $extra -o "$work/evt-ptdecode" "$src/tests/compat/libipt21_program.c" \
+	$(pkg-config --cflags ptdecode) $(pkg-config --libs ptdecode) \
+	-Wl,-rpath,"$(pkg-config --variable=libdir ptdecode)"
+"$work/evt-ptdecode" "$trace" >"$work/evt.txt" ||
+	{ tail -3 "$work/evt.txt"; echo "FAIL: the libipt 2.1 event decoder program"; exit 1; }
+echo "built and ran a libipt 2.1 event decoder program: $(tail -1 "$work/evt.txt")"
+
+# Every function libipt exports, ptdecode exports: libipt 2.0.5's (when it
+# is installed) and those libipt 2.1 and 2.2 added.
+lib="$(pkg-config --variable=libdir ptdecode)/libptdecode.so"
+nm -D --defined-only "$lib" | awk '$2 == "T" { print $3 }' | sort >"$work/ptd.syms"
+for f in pt_evt_alloc_decoder pt_evt_free_decoder pt_evt_sync_forward \
+	pt_evt_sync_backward pt_evt_sync_set pt_evt_get_offset \
+	pt_evt_get_sync_offset pt_evt_get_config pt_evt_next \
+	pt_insn_resync pt_blk_resync; do
+	grep -qx "$f" "$work/ptd.syms" || { echo "FAIL: $lib does not export $f"; exit 1; }
+done
+ipt=$(ldconfig -p 2>/dev/null | awk '$1 == "libipt.so.2" { print $NF; exit }')
+if [ -n "$ipt" ] && [ -f "$ipt" ]; then
+	nm -D --defined-only "$ipt" | awk '$2 == "T" { print $3 }' | sort >"$work/ipt.syms"
+	missing=$(comm -23 "$work/ipt.syms" "$work/ptd.syms")
+	if [ -n "$missing" ]; then
+		echo "FAIL: functions of $ipt that ptdecode does not export: $missing"
+		exit 1
+	fi
+	echo "exports every function of $ipt ($(wc -l <"$work/ipt.syms")) and the 11 of libipt 2.1/2.2"
+else
+	echo "note: libipt.so.2 not installed; checked the 11 functions of libipt 2.1/2.2 only"
+fi
+
 if [ -f /usr/include/intel-pt.h ] && $cc -std=c11 -o "$work/with-libipt" \
 	"$src/tests/compat/libipt_program.c" -lipt 2>/dev/null; then
 	"$work/with-libipt" "$trace" >"$work/libipt.txt"

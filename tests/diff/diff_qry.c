@@ -1026,6 +1026,192 @@ static int check_batch(const struct pt_config *config,
 	return 0;
 }
 
+/* Whether the time fields of event @ev are the time of pull result @r. */
+static int same_time(const struct pt_event *ev, const struct rec *r)
+{
+	return ev->tsc == r->tsc && ev->lost_mtc == r->lost_mtc &&
+	       ev->lost_cyc == r->lost_cyc &&
+	       ev->has_tsc == (r->time_status >= 0);
+}
+
+/* What check_evt() counted. */
+struct evt_counts {
+	uint64_t events, tnt, status;
+};
+
+/* Decode the trace of @config with the event decoder (pt_evt_*) and
+ * compare it with our pull API's results, @log (@complete: the log goes to
+ * the end of the trace): each ptev_tnt must be as many pt_qry_cond_branch()
+ * results as it has outcomes, each with the time of the event, each
+ * ptev_tip a pt_qry_indirect_branch() result, every other event a
+ * pt_qry_event() result, every error the pull API's, and every
+ * synchronization the pull API's (but where the pull API's fails in its
+ * read-ahead beyond a good PSB+, the event decoder fails there in
+ * pt_evt_next(), with the same error and offset).  The tracing status that
+ * starts each PSB+ is the one event the pull API does not report; a
+ * ptev_enabled first after a synchronization must have the
+ * synchronization's IP (a synchronization at a PSB+ without an IP may take
+ * one from a FUP after it).  Returns 0 if they agree. */
+static int check_evt(const struct pt_config *config,
+                     const struct ptd_time_config *tconfig,
+                     const struct log *log, int complete, unsigned trace,
+                     struct evt_counts *counts)
+{
+	struct pt_event_decoder *dec = ptd_evt_alloc_decoder(config, tconfig);
+	struct pt_event ev;
+	const char *what = NULL;
+	unsigned left = 0;
+	size_t i = 0;
+	int st = 0, after_sync = 0;
+
+	if (!dec)
+		return -1;
+	while (i < log->n && !what) {
+		const struct rec *r = &log->recs[i];
+
+		if (r->kind == rec_sync) {
+			uint64_t off = 0;
+
+			if (left) {
+				what = "outcomes left at a synchronization";
+				break;
+			}
+			st = pt_evt_sync_forward(dec);
+			if (r->status < 0 && st == 0) {
+				/* The pull API's synchronization failed in its
+				 * read-ahead beyond a good PSB+: the event
+				 * decoder fails there in pt_evt_next(), after
+				 * the PSB+'s tracing status. */
+				uint64_t at = 0;
+
+				do {
+					st = pt_evt_next(dec, &ev, sizeof(ev));
+				} while (st == 0 && ev.status_update &&
+				         (ev.type == ptev_enabled ||
+				          ev.type == ptev_disabled));
+				if (st != r->status ||
+				    pt_evt_get_offset(dec, &at) < 0 ||
+				    at != r->offset)
+					what = "failed synchronization";
+				after_sync = 0;
+				i++;
+				continue;
+			}
+			if ((r->status < 0) ? st != r->status : st != 0)
+				what = "synchronization status";
+			else if (r->status >= 0 &&
+			         (pt_evt_get_sync_offset(dec, &off) < 0 ||
+			          off != r->sync_offset))
+				what = "synchronization offset";
+			after_sync = r->status >= 0;
+			i++;
+			continue;
+		}
+		if (!left) {
+			memset(&ev, 0xa5, sizeof(ev));
+			st = pt_evt_next(dec, &ev, sizeof(ev));
+			if (st < 0) {
+				if (r->status != st)
+					what = "error";
+				i++;
+				continue;
+			}
+			counts->events++;
+			if (ev.status_update && (ev.type == ptev_enabled ||
+			                         ev.type == ptev_disabled)) {
+				const struct rec *s =
+				        i ? &log->recs[i - 1] : NULL;
+
+				counts->status++;
+				if ((ev.type == ptev_enabled) ==
+				    ev.ip_suppressed)
+					what = "tracing status's IP";
+				else if (after_sync && s &&
+				         s->kind == rec_sync &&
+				         ev.type == ptev_enabled &&
+				         ((s->status & pts_ip_suppressed) ||
+				          ev.variant.enabled.ip != s->value))
+					/* (Tracing off in the PSB+: the pull
+					 * API may take the IP from a FUP after
+					 * it.) */
+					what = "tracing status at "
+					       "synchronization";
+				after_sync = 0;
+				continue;
+			}
+			after_sync = 0;
+			if (ev.type == ptev_tnt) {
+				if (!ev.variant.tnt.size ||
+				    ev.variant.tnt.size > 47)
+					what = "TNT size";
+				left = ev.variant.tnt.size;
+				counts->tnt++;
+				continue;
+			}
+			if (ev.type == ptev_tip) {
+				uint64_t ip = ev.ip_suppressed
+				                      ? 0
+				                      : ev.variant.tip.ip;
+
+				if (r->kind != rec_indirect || r->status < 0 ||
+				    r->value != ip ||
+				    !(r->status & pts_ip_suppressed) !=
+				            !ev.ip_suppressed ||
+				    !same_time(&ev, r))
+					what = "indirect branch";
+				i++;
+				continue;
+			}
+			if (r->kind != rec_event || r->status < 0 ||
+			    memcmp(&ev, &r->ev, sizeof(ev)))
+				what = "event";
+			i++;
+			continue;
+		}
+		/* The next outcome of the current ptev_tnt. */
+		left--;
+		if (r->kind != rec_cond || r->status < 0 ||
+		    r->value != ((ev.variant.tnt.bits >> left) & 1) ||
+		    !same_time(&ev, r))
+			what = "conditional branch";
+		i++;
+	}
+	if (!what && left)
+		what = "outcomes left at the end";
+	if (!what && complete) {
+		/* The end: the pull API's last synchronization found no PSB.
+		 * The event decoder is at the end of the trace, or still at
+		 * the pull API's last error, or not synchronized after a
+		 * synchronization that failed; a PSB+ at the end may still
+		 * tell its tracing status. */
+		const struct rec *last = log->n ? &log->recs[log->n - 1] : NULL;
+		int want = -pte_eos;
+
+		if (last && last->status < 0)
+			want = last->kind == rec_sync ? -pte_nosync
+			                              : last->status;
+		do {
+			st = pt_evt_next(dec, &ev, sizeof(ev));
+		} while (st == 0 && ev.status_update &&
+		         (ev.type == ptev_enabled || ev.type == ptev_disabled));
+		if (st != want)
+			what = "the end";
+		else if (pt_evt_sync_forward(dec) != -pte_eos)
+			what = "synchronization at the end";
+	}
+	pt_evt_free_decoder(dec);
+	if (what) {
+		fprintf(stderr,
+		        "diff_qry: trace %u: event decoder: %s differs at pull "
+		        "result %zu (pt_evt_next %d, event type %d)\n",
+		        trace, what, i ? i - 1 : 0, st, (int)ev.type);
+		if (i && i - 1 < log->n)
+			print_rec("pull", &log->recs[i - 1]);
+		return -1;
+	}
+	return 0;
+}
+
 /* ----------------------------------------------------------------------- */
 /* The traces and the decoders                                              */
 /* ----------------------------------------------------------------------- */
@@ -1555,6 +1741,27 @@ static void dump_corrupted(const struct pt_config *config, unsigned t)
  * the end usually cuts a packet off (as the end of a perf AUX buffer does),
  * decoded by both decoders in lockstep in a child process; the first
  * difference of each trace is reported.  Returns the exit status. */
+/* check_evt() on trace @config, against our pull API driven by itself (at
+ * most @max results) with the accurate time estimator. */
+static int check_evt_alone(const struct pt_config *config, uint64_t max,
+                           unsigned trace, struct evt_counts *counts)
+{
+	struct ops a, b;
+	struct log log = {0};
+	int err = -1;
+
+	if (make_decoders(config, &a, &b) == 0) {
+		pt_qry_free_decoder(b.dec);
+		b.dec = pt_qry_alloc_decoder(config);
+		if (b.dec && drive(&b, &log, (size_t)max) == 0)
+			err = check_evt(config, NULL, &log, log.n < max, trace,
+			                counts);
+	}
+	free(log.recs);
+	free_decoders(&a, &b);
+	return err;
+}
+
 static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
                        unsigned kb, unsigned max_diffs, int verbose,
                        int corrupted, int cut_end)
@@ -1562,7 +1769,8 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 	enum { max_kinds = 256 };
 	struct diff_kind *kinds = calloc(max_kinds, sizeof(*kinds));
 	struct lockstep *ls;
-	unsigned nkinds = 0, diffs = 0, abandoned = 0, cut = 0;
+	unsigned nkinds = 0, diffs = 0, abandoned = 0, cut = 0, evt_diffs = 0;
+	struct evt_counts evt_counts = {0, 0, 0};
 	unsigned documented[doc_kinds] = {0};
 	uint64_t sync_flags = 0;
 	uint64_t total_bytes = 0, total_calls = 0, total_errors = 0;
@@ -1623,6 +1831,13 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 			else
 				diffs++;
 			continue;
+		}
+		/* The event decoder must give our pull API's results here,
+		 * too (errors and resynchronization included). */
+		if (check_evt_alone(&config, 8 * (uint64_t)size + 1000, t,
+		                    &evt_counts) < 0) {
+			dump_corrupted(&config, t);
+			evt_diffs++;
 		}
 		if (verbose)
 			fprintf(stderr,
@@ -1704,7 +1919,11 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 		printf("diff_qry: %u differing traces, at most %u expected "
 		       "(--max-diffs): passed\n",
 		       diffs, max_diffs);
-	return diffs > max_diffs ? 1 : 0;
+	printf("diff_qry: event decoder: %" PRIu64 " events (%" PRIu64
+	       " TNT packets, %" PRIu64 " PSB+ tracing status), %u traces "
+	       "where they are not the query decoder's results\n",
+	       evt_counts.events, evt_counts.tnt, evt_counts.status, evt_diffs);
+	return diffs > max_diffs || evt_diffs ? 1 : 0;
 }
 
 /* ----------------------------------------------------------------------- */
@@ -1715,6 +1934,7 @@ static int run_valid(uint8_t *buf, uint64_t seed, unsigned traces, unsigned kb,
                      int verbose)
 {
 	uint64_t total_recs = 0, total_bytes = 0, counts[4] = {0};
+	struct evt_counts evt_counts = {0, 0, 0};
 	int failures = 0;
 
 	for (unsigned t = 0; t < traces && failures < 3; ++t) {
@@ -1763,8 +1983,11 @@ static int run_valid(uint8_t *buf, uint64_t seed, unsigned traces, unsigned kb,
 			break;
 		}
 		/* ptd_qry_next_batch() must give our pull API's results,
-		 * with both time estimators. */
+		 * with both time estimators, and so must the event decoder. */
 		if (!failures && check_batch(&config, &tconfig, &lb, t) < 0)
+			failures++;
+		if (!failures && check_evt(&config, &tconfig, &lb, lb.n < max,
+		                           t, &evt_counts) < 0)
 			failures++;
 		if (!failures && (t & 3) == 0) {
 			struct ptd_time_config acc;
@@ -1793,6 +2016,10 @@ static int run_valid(uint8_t *buf, uint64_t seed, unsigned traces, unsigned kb,
 	       traces, total_bytes, total_recs, counts[rec_sync],
 	       counts[rec_cond], counts[rec_indirect], counts[rec_event],
 	       failures ? "DIFFERENCES" : "equal");
+	printf("diff_qry: event decoder: %" PRIu64 " events (%" PRIu64
+	       " TNT packets, %" PRIu64 " PSB+ tracing status): %s\n",
+	       evt_counts.events, evt_counts.tnt, evt_counts.status,
+	       failures ? "DIFFERENCES" : "the query decoder's results");
 	return failures ? 1 : 0;
 }
 

@@ -19,6 +19,9 @@
 #           trace must be those of the pull API (ptqry --batch, --steps).  A test whose "; opt(query):" line says
 #           --no-libipt differs on purpose and is not confirmed; neither is
 #           any test when libipt.so.2 cannot be loaded.
+#   events  <program> is ptqry; its --events output (ptdecode's event
+#           decoder, pt_evt_*) is compared with the "expect events" block.
+#           libipt 2.0.5 has no event decoder to confirm it with.
 #   ptxed   <program> is "<ptxed>:<ptxed_ref>", where <ptxed> is "none"
 #           while there is no ptxed.  The expectation is first confirmed
 #           against libipt 2.0.5's instruction-flow decoder (ptxed_ref
@@ -52,7 +55,7 @@ work=$5/$tool/$name
 out=$work/$name
 
 case $tool in
-ptdump | query | ptxed | flow) ;;
+ptdump | query | events | ptxed | flow) ;;
 *)
 	echo "$0: unknown tool $tool" >&2
 	exit 2
@@ -177,6 +180,12 @@ flow)
 		exit 1
 	fi
 	exit 0
+	;;
+events)
+	# libipt 2.0.5 has no event decoder: ptdecode's alone.
+	run "what ptdecode's event decoder returned" "$out-events" \
+		"$prog" --events "$@"
+	exit $?
 	;;
 query)
 	run "what ptdecode's query decoder returned" "$out-query" \

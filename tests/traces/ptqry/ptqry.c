@@ -46,6 +46,7 @@ struct ptqry_options {
 	int auto_mode;
 	int steps;
 	int batch;
+	int events;
 	int libipt;
 	int no_libipt;
 	/* --errata: the names of errata to set besides --cpu's. */
@@ -57,7 +58,7 @@ static void ptqry_usage(FILE *out, const char *prog)
 	fprintf(out,
 	        "usage: %s [<options>] --script <file> "
 	        "<trace>[:<from>[-<to>]]\n"
-	        "       %s [<options>] --auto|--steps|--batch "
+	        "       %s [<options>] --auto|--steps|--batch|--events "
 	        "<trace>[:<from>[-<to>]]\n"
 	        "\n"
 	        "Make the pt_qry_* calls that the lines of <file> name on a "
@@ -78,6 +79,9 @@ static void ptqry_usage(FILE *out, const char *prog)
 	        "time after it.\n"
 	        "  --batch                  the same with ptd_qry_next_batch() "
 	        "(ptdecode only).\n"
+	        "  --events                 decode with the event decoder "
+	        "(pt_evt_*, ptdecode\n"
+	        "                           only) and print every event.\n"
 	        "  --libipt                 use libipt 2.0.5 (libipt.so.2, or "
 	        "$PTD_LIBIPT)\n"
 	        "                           instead of ptdecode; exit 77 if it "
@@ -201,6 +205,8 @@ static int ptqry_parse_args(int argc, char **argv, struct ptqry_options *opts,
 			opts->steps = 1;
 		} else if (!strcmp(arg, "--batch")) {
 			opts->batch = 1;
+		} else if (!strcmp(arg, "--events")) {
+			opts->events = 1;
 		} else if (!strcmp(arg, "--libipt")) {
 			opts->libipt = 1;
 		} else if (!strcmp(arg, "--no-libipt")) {
@@ -260,15 +266,19 @@ static int ptqry_parse_args(int argc, char **argv, struct ptqry_options *opts,
 		}
 	}
 	if (!opts->trace || (!!opts->script + opts->auto_mode + opts->steps +
-	                     opts->batch) != 1) {
+	                     opts->batch + opts->events) != 1) {
 		fprintf(stderr,
-		        "%s: need a trace and one of --script, --auto, --steps "
-		        "and --batch.  Use --help for help.\n",
+		        "%s: need a trace and one of --script, --auto, "
+		        "--steps, "
+		        "--batch and --events.  Use --help for help.\n",
 		        prog);
 		return -1;
 	}
-	if (opts->batch && opts->libipt) {
-		fprintf(stderr, "%s: libipt has no batch interface.\n", prog);
+	if ((opts->batch || opts->events) && opts->libipt) {
+		fprintf(stderr,
+		        "%s: libipt 2.0.5 has no batch interface and no event "
+		        "decoder.\n",
+		        prog);
 		return -1;
 	}
 	/* After the loop: --cpu sets the errata anew wherever it comes. */
@@ -403,6 +413,16 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (opts.events) {
+		status = ptqry_steps_events(&opts.decoder) < 0
+		                 ? PTQRY_EXIT_ERROR
+		                 : PTQRY_EXIT_OK;
+		if (fflush(stdout) != 0)
+			status = PTQRY_EXIT_ERROR;
+		free(script);
+		free(trace);
+		return status;
+	}
 	if (opts.libipt)
 		err = ptqry_open_libipt(&be, &opts.decoder, msg, sizeof(msg));
 	else

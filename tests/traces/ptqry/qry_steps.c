@@ -217,3 +217,58 @@ int ptqry_steps_batch(struct pt_query_decoder *decoder)
 	}
 	return 0;
 }
+
+/* ---- the event decoder ------------------------------------------------- */
+
+/* A synchronization of the event decoder @dec: "sync <offset>" or "sync" and
+ * its error.  Returns its result. */
+static int ptqry_events_sync(struct pt_event_decoder *dec)
+{
+	uint64_t offset = 0;
+	int status = pt_evt_sync_forward(dec);
+
+	printf("sync");
+	if (status < 0) {
+		ptqry_print_error(stdout, status);
+		printf("\n");
+		return status;
+	}
+	(void)pt_evt_get_sync_offset(dec, &offset);
+	printf(" %016" PRIx64 "\n", offset);
+	return status;
+}
+
+int ptqry_steps_events(const struct ptqry_decoder_options *options)
+{
+	struct ptd_time_config tconfig;
+	struct pt_event_decoder *dec;
+	int status;
+
+	ptd_time_config_init(&tconfig);
+	if (options->time_libipt)
+		tconfig.mode = ptd_time_mode_libipt;
+	dec = ptd_evt_alloc_decoder(&options->config, &tconfig);
+	if (!dec)
+		return -1;
+	status = ptqry_events_sync(dec);
+	for (unsigned n = 0; n < PTQRY_STEPS_MAX && status != -pte_eos; ++n) {
+		struct pt_event ev;
+		uint64_t offset = 0;
+
+		if (status < 0) {
+			status = ptqry_events_sync(dec);
+			continue;
+		}
+		status = pt_evt_next(dec, &ev, sizeof(ev));
+		if (status >= 0) {
+			ptqry_step_event(&ev);
+			continue;
+		}
+		(void)pt_evt_get_offset(dec, &offset);
+		ptqry_step_error("next", status, offset);
+		/* After the end or an error: the next PSB. */
+		status = -pte_nosync;
+	}
+	pt_evt_free_decoder(dec);
+	return 0;
+}

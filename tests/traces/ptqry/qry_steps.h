@@ -30,4 +30,11 @@ void ptqry_steps_pull(const struct ptqry_backend *backend);
  * 0, or -1 after a message if the batch call fails. */
 int ptqry_steps_batch(struct pt_query_decoder *decoder);
 
+/* Decode the trace of @options with ptdecode's event decoder (pt_evt_*):
+ * each synchronization ("sync <offset>", or its error), each event, and
+ * each error of pt_evt_next() with its offset ("next error <name> at
+ * <offset>"), after which it synchronizes forward, up to the end.  Returns
+ * 0, or -1 if the decoder cannot be allocated. */
+int ptqry_steps_events(const struct ptqry_decoder_options *options);
+
 #endif /* PTQRY_STEPS_H */
