@@ -41,6 +41,7 @@ static const struct {
 } ptd_dl_syms[] = {
         {PTD_DL_SYM(library_version, "pt_library_version")},
         {PTD_DL_SYM(errstr, "pt_errstr")},
+        {PTD_DL_SYM(cpu_errata, "pt_cpu_errata")},
         {PTD_DL_SYM(pkt_alloc_decoder, "pt_pkt_alloc_decoder")},
         {PTD_DL_SYM(pkt_free_decoder, "pt_pkt_free_decoder")},
         {PTD_DL_SYM(pkt_sync_forward, "pt_pkt_sync_forward")},

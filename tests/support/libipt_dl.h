@@ -92,6 +92,8 @@ struct ptd_libipt {
 
 	struct pt_version (*library_version)(void);
 	const char *(*errstr)(enum pt_error_code code);
+	/* (struct pt_errata and struct pt_cpu are libipt's layout.) */
+	int (*cpu_errata)(struct pt_errata *errata, const struct pt_cpu *cpu);
 
 	/* The packet decoder. */
 	struct ptd_ipt_pkt_decoder *(*pkt_alloc_decoder)(
