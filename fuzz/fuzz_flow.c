@@ -384,24 +384,27 @@ static int64_t fuzz_blk(const struct fuzz_flow *f, const struct pt_config *c,
 			while (status >= 0 && (status & pts_event_pending)) {
 				struct pt_event event;
 
+				memset(&event, 0xff, sizeof(event));
 				status = pt_blk_event(dec, &event,
 				                      sizeof(event));
 				if (status >= 0) {
 					fuzz_check_event(run, &event);
 					fuzz_blk_state(dec, run);
-					/* A disable that the block decoder
-					 * binds where the flow stands, after
-					 * a block that ends in no branch: the
-					 * instruction-flow decoder binds it to
-					 * the next branch (libipt's two do the
-					 * same, docs/flow.md), so the counts
-					 * may differ. */
-					if (event.type == ptev_disabled &&
-					    !event.ip_suppressed &&
-					    (last_class == ptic_other ||
-					     last_class == ptic_ptwrite))
-						clean = 0;
 				}
+				/* A disable that the block decoder binds
+				 * where the flow stands, after a block that
+				 * ends in no branch: the instruction-flow
+				 * decoder binds it to the next branch
+				 * (libipt's two do the same, docs/flow.md),
+				 * so the counts may differ.  (Also when the
+				 * end of the trace right after it makes
+				 * pt_blk_event() return -pte_eos with the
+				 * event, as libipt's does.) */
+				if (event.type == ptev_disabled &&
+				    !event.ip_suppressed &&
+				    (last_class == ptic_other ||
+				     last_class == ptic_ptwrite))
+					clean = 0;
 			}
 			if (status < 0 || (status & pts_eos))
 				break;

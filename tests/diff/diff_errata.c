@@ -31,9 +31,9 @@ enum { skl014_bit = 1u << 5, known_bits = (1u << 10) - 1 };
 
 static int newer_model(unsigned family, unsigned model)
 {
-	static const unsigned char fam6[] = {
-	        0xaa, 0xac, 0xad, 0xae, 0xaf, 0xb5, 0xb6, 0xb7,
-	        0xba, 0xbd, 0xc5, 0xc6, 0xcc, 0xcf, 0xd5, 0xdd};
+	static const unsigned char fam6[] = {0xaa, 0xac, 0xad, 0xae, 0xaf, 0xb5,
+	                                     0xb6, 0xb7, 0xba, 0xbd, 0xc5, 0xc6,
+	                                     0xcc, 0xcf, 0xd5, 0xdd};
 
 	if (family == 0x12)
 		return model == 1 || model == 3;
@@ -58,10 +58,53 @@ static uint32_t first_word(const struct pt_errata *errata)
 	return w;
 }
 
+/* What the processors compared so far gave. */
+struct counts {
+	unsigned long cases, newer, dropped, failures;
+};
+
+/* Compare pt_cpu_errata() for @cpu; returns NULL if it agrees (or differs
+ * as documented), else what differs. */
+static const char *compare(const struct ptd_libipt *ipt,
+                           const struct pt_cpu *cpu, struct counts *n, int *ra,
+                           int *rb, uint32_t *a, uint32_t *b)
+{
+	struct pt_errata ours, theirs;
+	unsigned fam = cpu->family, model = cpu->model;
+	int intel = cpu->vendor == pcv_intel;
+
+	memset(&ours, 0, sizeof(ours));
+	memset(&theirs, 0, sizeof(theirs));
+	*ra = pt_cpu_errata(&ours, cpu);
+	*rb = ipt->cpu_errata(&theirs, cpu);
+	*a = first_word(&ours);
+	*b = first_word(&theirs);
+	n->cases++;
+	for (size_t k = 0; k < sizeof(ours.reserved) / sizeof(ours.reserved[0]);
+	     ++k)
+		if (ours.reserved[k])
+			return "reserved bits set";
+	if ((*a & ~(uint32_t)known_bits) || (*ra < 0 && *a))
+		return "unknown or stray bits";
+	if (*ra == *rb && *a == *b)
+		return NULL;
+	if (intel && newer_model(fam, model) && *rb == -pte_bad_cpu && !*b &&
+	    *ra == 0) {
+		n->newer++;
+		return NULL;
+	}
+	if (intel && skl014_dropped(fam, model) && *ra == 0 && *rb == 0 &&
+	    (*a ^ *b) == skl014_bit && (*b & skl014_bit)) {
+		n->dropped++;
+		return NULL;
+	}
+	return "differs";
+}
+
 int main(int argc, char **argv)
 {
 	struct ptd_libipt ipt;
-	unsigned long cases = 0, newer = 0, dropped = 0, failures = 0;
+	struct counts n = {0, 0, 0, 0};
 	int verbose = argc > 1 && !strcmp(argv[1], "-v");
 	char msg[256];
 
@@ -69,70 +112,40 @@ int main(int argc, char **argv)
 		printf("diff_errata: %s: skipped\n", msg);
 		return 77;
 	}
-	for (unsigned vendor = 0; vendor < 2; ++vendor) {
-		for (unsigned family = 0; family <= 0x200; ++family) {
-			unsigned fam = family == 0x200 ? 0xffff : family;
-
-			for (unsigned model = 0; model < 256; ++model) {
+	for (unsigned vendor = 0; vendor < 2; ++vendor)
+		for (unsigned family = 0; family <= 0x200; ++family)
+			for (unsigned model = 0; model < 256; ++model)
 				for (unsigned st = 0; st < 16; ++st) {
 					struct pt_cpu cpu;
-					struct pt_errata ours, theirs;
+					const char *why;
 					uint32_t a, b;
 					int ra, rb;
-					const char *why = NULL;
 
 					memset(&cpu, 0, sizeof(cpu));
 					cpu.vendor = vendor ? pcv_intel
 					                    : pcv_unknown;
-					cpu.family = (uint16_t)fam;
+					cpu.family =
+					        (uint16_t)(family == 0x200
+					                           ? 0xffff
+					                           : family);
 					cpu.model = (uint8_t)model;
 					cpu.stepping = (uint8_t)st;
-					memset(&ours, 0, sizeof(ours));
-					memset(&theirs, 0, sizeof(theirs));
-					ra = pt_cpu_errata(&ours, &cpu);
-					rb = ipt.cpu_errata(&theirs, &cpu);
-					a = first_word(&ours);
-					b = first_word(&theirs);
-					cases++;
-					for (size_t k = 0; k < 15; ++k)
-						if (ours.reserved[k])
-							why = "reserved bits set";
-					if ((a & ~known_bits) || (ra < 0 && a))
-						why = "unknown or stray bits";
-					if (why) {
-					} else if (ra == rb && a == b) {
+					why = compare(&ipt, &cpu, &n, &ra, &rb,
+					              &a, &b);
+					if (!why ||
+					    (n.failures++ >= 20 && !verbose))
 						continue;
-					} else if (vendor && newer_model(fam, model) &&
-					           rb == -pte_bad_cpu && !b &&
-					           ra == 0) {
-						newer++;
-						continue;
-					} else if (vendor &&
-					           skl014_dropped(fam, model) &&
-					           ra == 0 && rb == 0 &&
-					           (a ^ b) == skl014_bit &&
-					           (b & skl014_bit)) {
-						dropped++;
-						continue;
-					} else {
-						why = "differs";
-					}
-					if (failures++ < 20 || verbose)
-						printf("diff_errata: vendor %u "
-						       "family %#x model %#x "
-						       "stepping %u: %s: ours "
-						       "%d %#x, libipt %d %#x\n",
-						       vendor, fam, model, st, why,
-						       ra, a, rb, b);
+					printf("diff_errata: vendor %u family "
+					       "%#x model %#x stepping %u: %s: "
+					       "ours %d %#x, libipt %d %#x\n",
+					       vendor, (unsigned)cpu.family,
+					       model, st, why, ra, a, rb, b);
 				}
-			}
-		}
-	}
 	printf("diff_errata: %lu processors: %lu only ptdecode knows, %lu "
 	       "without SKL014 as in later libipt, %lu other differences: "
 	       "%s\n",
-	       cases, newer, dropped, failures,
-	       failures ? "FAILED" : "passed");
+	       n.cases, n.newer, n.dropped, n.failures,
+	       n.failures ? "FAILED" : "passed");
 	ptd_libipt_close(&ipt);
-	return failures ? 1 : 0;
+	return n.failures ? 1 : 0;
 }

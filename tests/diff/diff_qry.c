@@ -1196,8 +1196,22 @@ static int check_evt(const struct pt_config *config,
 		         (ev.type == ptev_enabled || ev.type == ptev_disabled));
 		if (st != want)
 			what = "the end";
-		else if (pt_evt_sync_forward(dec) != -pte_eos)
+		else if ((st = pt_evt_sync_forward(dec)) == 0) {
+			/* The pull API's last synchronization read a good
+			 * PSB+, and the end cut off a packet after it: the
+			 * event decoder synchronizes there, and says
+			 * -pte_eos after the PSB+'s status. */
+			do {
+				st = pt_evt_next(dec, &ev, sizeof(ev));
+			} while (st == 0 && ev.status_update &&
+			         (ev.type == ptev_enabled ||
+			          ev.type == ptev_disabled));
+			if (st != -pte_eos ||
+			    pt_evt_sync_forward(dec) != -pte_eos)
+				what = "synchronization at the end";
+		} else if (st != -pte_eos) {
 			what = "synchronization at the end";
+		}
 	}
 	pt_evt_free_decoder(dec);
 	if (what) {
