@@ -2,13 +2,16 @@
 /* Query-decoder throughput: ptdecode against libipt 2.0.5.
  *
  * Decodes the same in-memory buffers, in the same process, on one thread,
- * with three decoders:
+ * with four decoders:
  *
  *   batch     ptdecode's ptd_qry_next_batch() (include/ptdecode/ptd_query.h),
  *             256 items per call;
  *   ptdecode  pt_qry_* of ptdecode (the default, accurate time estimator);
  *   libipt    libipt 2.0.5's pt_qry_*, loaded with dlopen() (the two
- *             libraries export the same symbols).
+ *             libraries export the same symbols);
+ *   event     ptdecode's event decoder (pt_evt_next(), libipt 2.1's API),
+ *             which hands out the same results as events (libipt 2.0.5 has
+ *             no event decoder to compare it with).
  *
  * The pull decoders do what a flow decoder does without the code:
  * pt_qry_sync_forward, then an event while one is pending, else a
@@ -101,10 +104,10 @@ static const struct {
 
 #define PTD_NCORPUS (sizeof(ptd_corpus_files) / sizeof(ptd_corpus_files[0]))
 
-enum { DEC_IPT, DEC_BATCH, DEC_PTD, DEC_COUNT };
+enum { DEC_IPT, DEC_BATCH, DEC_PTD, DEC_EVT, DEC_COUNT };
 
 static const char *const ptd_dec_names[DEC_COUNT] = {"libipt", "batch",
-                                                     "ptdecode"};
+                                                     "ptdecode", "event"};
 
 /* Items and events per ptd_qry_next_batch() call. */
 #define PTD_BATCH_ITEMS 256
@@ -319,6 +322,70 @@ static int run_ptd(const struct input *in, struct pass *p)
 	return 0;
 }
 
+/* The event decoder (pt_evt_*): every event, a ptev_tnt per TNT packet and
+ * a ptev_tip per TIP, with the time each carries.  The PSB+'s tracing
+ * status events, which the query decoder does not report, are not
+ * counted. */
+static int run_evt(const struct input *in, struct pass *p)
+{
+	struct pt_config config;
+	struct pt_event_decoder *dec;
+	struct pt_event ev;
+
+	input_config(&config, in);
+	dec = pt_evt_alloc_decoder(&config);
+	if (!dec)
+		return -1;
+	for (;;) {
+		int status = pt_evt_sync_forward(dec);
+
+		if (status == -pte_eos)
+			break;
+		if (status < 0) {
+			p->errors++;
+			continue;
+		}
+		p->syncs++;
+		for (;;) {
+			uint64_t t;
+
+			status = pt_evt_next(dec, &ev, sizeof(ev));
+			if (status < 0) {
+				if (status != -pte_eos)
+					p->errors++;
+				break;
+			}
+			t = ev.has_tsc ? ev.tsc + ev.lost_mtc + ev.lost_cyc : 0;
+			switch (ev.type) {
+			case ptev_tnt:
+				p->cond += ev.variant.tnt.size;
+				p->taken += (uint64_t)__builtin_popcountll(
+				        ev.variant.tnt.bits);
+				p->timesum += t * ev.variant.tnt.size;
+				break;
+			case ptev_tip:
+				p->indirect++;
+				mix(p,
+				    ev.ip_suppressed ? 0 : ev.variant.tip.ip);
+				p->timesum += t;
+				break;
+			case ptev_enabled:
+			case ptev_disabled:
+				if (ev.status_update)
+					break;
+				/* fall through */
+			default:
+				p->events++;
+				mix(p, (uint64_t)ev.type);
+				p->timesum += t;
+				break;
+			}
+		}
+	}
+	pt_evt_free_decoder(dec);
+	return 0;
+}
+
 static int run_ipt(const struct ptd_libipt *ipt, const struct input *in,
                    struct pass *p)
 {
@@ -348,6 +415,8 @@ static int run(struct bench *b, int which, const struct input *in,
 		return run_batch(in, p);
 	case DEC_PTD:
 		return run_ptd(in, p);
+	case DEC_EVT:
+		return run_evt(in, p);
 	default:
 		return run_ipt(b->ipt, in, p);
 	}
@@ -637,6 +706,14 @@ static void bench_input(struct bench *b, const struct input *in)
 		printf("%s: the batch and pull passes differ\n", in->name);
 		b->failed = 1;
 	}
+	/* The event decoder does the pull API's work (its events carry
+	 * their own times, so the time sums are not compared). */
+	if (o->only < 0 && (!same_work(&ref[DEC_EVT], &ref[DEC_PTD]) ||
+	                    ref[DEC_EVT].checksum != ref[DEC_PTD].checksum)) {
+		printf("%s: the event decoder and the pull API differ\n",
+		       in->name);
+		b->failed = 1;
+	}
 	printf("%-24s %10zu %9" PRIu64 " %8" PRIu64 " %7" PRIu64 " %5" PRIu64
 	       "%s",
 	       in->name, in->size, ref[DEC_PTD].cond, ref[DEC_PTD].indirect,
@@ -779,8 +856,8 @@ static void usage(const char *prog)
 	        "  --large-only  only the concatenation\n"
 	        "  --cpu-time    time with the thread's CPU time, not the wall "
 	        "clock\n"
-	        "  --only DEC    time only DEC: batch, ptdecode or libipt "
-	        "(for\n"
+	        "  --only DEC    time only DEC: batch, ptdecode, event or "
+	        "libipt (for\n"
 	        "                profiles; skips the item-for-item check)\n"
 	        "  --sums        print each input's checksum and time sum\n"
 	        "                (to check that a change keeps the results)\n",
