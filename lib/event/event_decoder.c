@@ -56,9 +56,10 @@ static void evt_time(struct pt_event *ev, struct pt_query_decoder *qry)
 	        pt_qry_time(qry, &ev->tsc, &ev->lost_mtc, &ev->lost_cyc) == 0;
 }
 
-/* Move the logged PSB+ whose record is older than @seq (all with @seq
- * UINT32_MAX) to @decoder's events; returns how many are left. */
-static unsigned evt_take(struct pt_event_decoder *decoder, uint32_t seq,
+/* Move the logged PSB+ from record @from on whose @seq is below @seq (all
+ * with UINT64_MAX) to @decoder's events; returns the index of the first
+ * record not moved. */
+static unsigned evt_take(struct pt_event_decoder *decoder, uint64_t seq,
                          unsigned from)
 {
 	unsigned i;
@@ -131,7 +132,7 @@ void pt_evt_free_decoder(struct pt_event_decoder *decoder)
 static int evt_synced(struct pt_event_decoder *decoder, int status)
 {
 	decoder->head = decoder->n = 0;
-	(void)evt_take(decoder, UINT32_MAX, 0);
+	(void)evt_take(decoder, UINT64_MAX, 0);
 	decoder->log.n = 0;
 	if (status < 0 && !decoder->n) {
 		decoder->status = -pte_nosync;
@@ -246,14 +247,14 @@ static void evt_fill(struct pt_event_decoder *decoder)
 	status = evt_query(decoder, &ev);
 	if (status < 0) {
 		/* The PSB+ the failed call passed come before the error. */
-		(void)evt_take(decoder, UINT32_MAX, 0);
+		(void)evt_take(decoder, UINT64_MAX, 0);
 		decoder->status = status;
 	} else {
 		/* Each PSB+ logged before the result was counted comes
 		 * before it, the others after it. */
 		i = evt_take(decoder, decoder->log.results, 0);
 		decoder->out[decoder->n++] = ev;
-		(void)evt_take(decoder, UINT32_MAX, i);
+		(void)evt_take(decoder, UINT64_MAX, i);
 		decoder->status = status;
 	}
 	decoder->log.n = 0;

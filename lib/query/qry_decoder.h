@@ -100,7 +100,7 @@ enum { ptd_qry_psb_log_size = 16 };
 struct ptd_qry_psb_log {
 	/* Results of the pull API whose time was taken (the conditional
 	 * branch that loads a TNT packet, indirect branches, events). */
-	uint32_t results;
+	uint64_t results;
 	/* Records since the event decoder took the last ones.  A call that
 	 * passes more PSB+ than there are records (only PSB+ with nothing to
 	 * report in between) keeps the first ones and the last. */
@@ -111,7 +111,7 @@ struct ptd_qry_psb_log {
 		struct pt_event ev;
 		/* @results when the PSB+ was decoded: a result counted later
 		 * comes after it. */
-		uint32_t seq;
+		uint64_t seq;
 	} rec[ptd_qry_psb_log_size];
 };
 
