@@ -19,20 +19,22 @@
 /* Two PSB segments: tracing on at 0x401000 with TSC 0x1000, two outcomes
  * and a TIP; the second PSB+ at 0x402000 with TSC 0x2000, one outcome, a
  * disable. */
+static void add_psb(struct ptd_t_trace *t, uint64_t tsc, uint64_t ip)
+{
+	ptd_t_add(t, ppt_psb);
+	ptd_t_add_tsc(t, tsc);
+	ptd_t_add_ip(t, ppt_fup, pt_ipc_sext_48, ip);
+	ptd_t_add(t, ppt_psbend);
+}
+
 static void two_segments(struct ptd_t_trace *t, size_t *psb2)
 {
 	memset(t, 0, sizeof(*t));
-	ptd_t_add(t, ppt_psb);
-	ptd_t_add_tsc(t, 0x1000);
-	ptd_t_add_ip(t, ppt_fup, pt_ipc_sext_48, 0x401000);
-	ptd_t_add(t, ppt_psbend);
+	add_psb(t, 0x1000, 0x401000);
 	ptd_t_add_tnt(t, ppt_tnt_8, 2, 0x2);
 	ptd_t_add_ip(t, ppt_tip, pt_ipc_update_16, 0x1234);
 	*psb2 = t->n;
-	ptd_t_add(t, ppt_psb);
-	ptd_t_add_tsc(t, 0x2000);
-	ptd_t_add_ip(t, ppt_fup, pt_ipc_sext_48, 0x402000);
-	ptd_t_add(t, ppt_psbend);
+	add_psb(t, 0x2000, 0x402000);
 	ptd_t_add_tnt(t, ppt_tnt_8, 1, 0x0);
 	ptd_t_add_ip(t, ppt_tip_pgd, pt_ipc_suppressed, 0);
 	ptd_t_trace_encode(t);
@@ -57,14 +59,20 @@ static uint64_t offset_of(const struct ptd_t_trace *t, size_t k)
 	return off;
 }
 
+/* A configuration for the trace of @t. */
+static void config_on(struct pt_config *config, struct ptd_t_trace *t)
+{
+	pt_config_init(config);
+	config->begin = t->buf;
+	config->end = t->buf + t->size;
+}
+
 static struct pt_event_decoder *alloc_on(struct ptd_t_trace *t)
 {
 	struct pt_event_decoder *dec;
 	struct pt_config config;
 
-	pt_config_init(&config);
-	config.begin = t->buf;
-	config.end = t->buf + t->size;
+	config_on(&config, t);
 	dec = pt_evt_alloc_decoder(&config);
 	assert_non_null(dec);
 	return dec;
@@ -133,9 +141,7 @@ static void test_config(void **state)
 
 	(void)state;
 	two_segments(&t, &psb2);
-	pt_config_init(&config);
-	config.begin = t.buf;
-	config.end = t.buf + t.size;
+	config_on(&config, &t);
 	config.cpu.vendor = pcv_intel;
 	config.cpu.family = 6;
 	config.cpu.model = 0x3d;
@@ -345,9 +351,7 @@ static void test_query_unchanged(void **state)
 
 	(void)state;
 	two_segments(&t, &psb2);
-	pt_config_init(&config);
-	config.begin = t.buf;
-	config.end = t.buf + t.size;
+	config_on(&config, &t);
 	qry = pt_qry_alloc_decoder(&config);
 	assert_non_null(qry);
 	status = pt_qry_sync_forward(qry, &ip);
