@@ -220,18 +220,23 @@ static int evt_query(struct pt_event_decoder *decoder, struct pt_event *ev)
 		return status;
 	ev->type = ptev_tnt;
 	ev->variant.tnt.bits = (uint64_t)taken;
-	ev->variant.tnt.size = 1;
 	evt_time(ev, qry);
-	for (left = evt_tnt_left(qry); left; --left) {
-		/* (Outcomes from the cache: no error, and no status until
-		 * the last.) */
-		status = pt_qry_cond_branch(qry, &taken);
-		if (status < 0)
-			return -pte_internal;
+	left = evt_tnt_left(qry);
+	ev->variant.tnt.size = (uint8_t)(1u + left);
+	if (!left)
+		return status;
+	/* The packet's other outcomes wait in the TNT cache: all but the
+	 * last taken from there as pt_qry_cond_branch() takes them (no time,
+	 * no status), the last with it, for the status after the packet. */
+	for (; left > 1; --left) {
+		taken = ptd_tnt_cache_query(&qry->tnt);
 		ev->variant.tnt.bits =
 		        (ev->variant.tnt.bits << 1) | (uint64_t)taken;
-		ev->variant.tnt.size++;
 	}
+	status = pt_qry_cond_branch(qry, &taken);
+	if (status < 0)
+		return -pte_internal;
+	ev->variant.tnt.bits = (ev->variant.tnt.bits << 1) | (uint64_t)taken;
 	return status;
 }
 
