@@ -1294,7 +1294,8 @@ int main(int argc, char *argv[])
 		 * flow) from others: 575 of 2000 traces differed in stop 24
 		 * (seeds 4400000 on); of the first four, three were at
 		 * instructions that Zydis rejects and libipt decodes, one a
-		 * block of another length, not looked into. */
+		 * block that ptdecode's decoder ends earlier (the same
+		 * instructions when expanded). */
 		fprintf(stderr,
 		        "%s: --end-on compares blocks as blocks and "
 		        "does not take --corrupt\n",
