@@ -663,6 +663,29 @@ static void test_disable_enable(void **state)
 	       "1030-1034/5 [disabled 0]");
 }
 
+/* A TIP.PGD without an IP where the flow needs a TNT, then a PSB+ and a TNT
+ * (a corrupted trace): the instruction-flow decoders (ptdecode's and
+ * libipt 2.0.5's) fail with -pte_bad_query at the conditional branch; both
+ * block decoders take the TIP.PGD as a disable.  The TNT after the PSB+,
+ * with tracing off, is -pte_no_enable from ptdecode's block decoder;
+ * libipt's block decoder decodes on at IP 0 and fails with -pte_nomap
+ * (docs/flow.md; flow_diff seed 4202854).  Without the PSB+ both block
+ * decoders say -pte_no_enable. */
+static void test_tnt_after_disable_without_ip(void **state)
+{
+	struct setup s = {
+	        .code = loop_code, .size = sizeof(loop_code), .base = 0x1000};
+	struct trace t = {0};
+
+	(void)state;
+	psb(&t, 0x1000);
+	ip(&t, ppt_tip_pgd, 0);
+	psb(&t, 0x1003);
+	tnt(&t, "t");
+	expect(&s, &t, "1000 <1001> E-8@35",
+	       "1000-1001/2 [disabled 0] E-23@37");
+}
+
 static void test_overflow(void **state)
 {
 	uint8_t code[0x100];
@@ -1840,6 +1863,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_far_mode_switch),
 	        cmocka_unit_test(test_interrupt),
 	        cmocka_unit_test(test_disable_enable),
+	        cmocka_unit_test(test_tnt_after_disable_without_ip),
 	        cmocka_unit_test(test_overflow),
 	        cmocka_unit_test(test_paging),
 	        cmocka_unit_test(test_asid),
