@@ -807,22 +807,6 @@ static int event_fields(const struct pt_event *ev, uint64_t *out)
 	return n;
 }
 
-/* Events libipt 2.0.5 leaves without a time. */
-static int libipt_unstamped(enum pt_event_type type)
-{
-	switch (type) {
-	case ptev_exstop:
-	case ptev_mwait:
-	case ptev_pwre:
-	case ptev_pwrx:
-	case ptev_ptwrite:
-	case ptev_async_vmcs:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 static int same_event(const struct pt_event *a, const struct pt_event *b)
 {
 	uint64_t fa[8], fb[8];
@@ -831,7 +815,7 @@ static int same_event(const struct pt_event *a, const struct pt_event *b)
 	if (a->type != b->type || a->ip_suppressed != b->ip_suppressed ||
 	    a->status_update != b->status_update)
 		return 0;
-	if (!(libipt_unstamped(a->type) && !a->has_tsc)) {
+	if (!(ptd_known_unstamped(a->type) && !a->has_tsc)) {
 		if (a->has_tsc != b->has_tsc || a->tsc != b->tsc ||
 		    a->lost_mtc != b->lost_mtc || a->lost_cyc != b->lost_cyc)
 			return 0;

@@ -573,9 +573,13 @@ static int flow_stream_next(struct flow_stream *s, struct flow_item *item)
 /* With --libipt-time: the same event times and pt_*_time() results. */
 static int flow_time_equal(const struct flow_item *a, const struct flow_item *b)
 {
-	if (a->kind == fi_event)
+	if (a->kind == fi_event) {
+		/* (libipt's events without a time that ptdecode stamps.) */
+		if (!a->event.has_tsc && ptd_known_unstamped(a->event.type))
+			return 1;
 		return a->event.has_tsc == b->event.has_tsc &&
 		       (!a->event.has_tsc || a->event.tsc == b->event.tsc);
+	}
 	if ((a->kind == fi_insn && a->ninsn) || a->kind == fi_block)
 		return a->time_status == b->time_status && a->tsc == b->tsc;
 	return 1;

@@ -114,3 +114,18 @@ enum ptd_known_ild ptd_known_ild(const uint8_t *code, size_t size, int mode64)
 		return ptd_kild_none;
 	}
 }
+
+int ptd_known_unstamped(enum pt_event_type type)
+{
+	switch (type) {
+	case ptev_exstop:
+	case ptev_mwait:
+	case ptev_pwre:
+	case ptev_pwrx:
+	case ptev_ptwrite:
+	case ptev_async_vmcs:
+		return 1;
+	default:
+		return 0;
+	}
+}

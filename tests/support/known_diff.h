@@ -49,4 +49,11 @@ enum ptd_known_ild {
  * legacy prefixes and (@mode64) a REX prefix, or ptd_kild_none. */
 enum ptd_known_ild ptd_known_ild(const uint8_t *code, size_t size, int mode64);
 
+/* Whether libipt 2.0.5 reports events of @type without a time where they
+ * are bound to a later packet (has_tsc 0: EXSTOP, MWAIT, PWRE, PWRX,
+ * PTWRITE, and VMCS bound to an asynchronous branch), which ptdecode stamps
+ * with the time at the packet that completes them (docs/compatibility.md):
+ * their times are compared only where libipt gives one. */
+int ptd_known_unstamped(enum pt_event_type type);
+
 #endif /* PTD_KNOWN_DIFF_H */
