@@ -21,18 +21,19 @@
  * docs/compatibility.md).  corpus mode uses the libxdc traces in
  * ../shared/corpora (image = the page dump, no errata); gen mode generates
  * random code + trace pairs (flow_gen.h) and also checks libipt's
- * instructions against the generator's ground truth (so the generator is
- * known to be right); with --corrupt, one to three bytes of each trace are
- * overwritten at random first, so that errors, their offsets and the
- * resynchronization are compared too (no ground truth then); with --cut,
- * each trace ends at a random offset in its second half, so that the end
- * usually cuts a packet off, as the end of a perf AUX buffer does (no
- * ground truth either).  --block-vs-insn compares ptdecode's block decoder
- * with libipt's instruction-flow decoder instead of its block decoder
- * (libipt's two decoders do not always agree with each other on corrupted
- * traces, tests/flow/CMakeLists.txt; ptdecode's block decoder follows the
- * instruction flow): the blocks are expanded into their instructions, and
- * an error is compared by code and offset (a block error has no IP).
+ * instructions against the generator's ground truth (TRUTH lines: a
+ * difference there is a failure, so the generator is known to be right;
+ * not with --sync-set, which starts elsewhere); with --corrupt, one to three
+ *bytes of each trace are overwritten at random first, so that errors, their
+ *offsets and the resynchronization are compared too (no ground truth then);
+ *with --cut, each trace ends at a random offset in its second half, so that the
+ *end usually cuts a packet off, as the end of a perf AUX buffer does (no ground
+ *truth either).  --block-vs-insn compares ptdecode's block decoder with
+ *libipt's instruction-flow decoder instead of its block decoder (libipt's two
+ *decoders do not always agree with each other on corrupted traces,
+ *tests/flow/CMakeLists.txt; ptdecode's block decoder follows the instruction
+ *flow): the blocks are expanded into their instructions, and an error is
+ *compared by code and offset (a block error has no IP).
  * --errata turns on every erratum libipt 2.0.5 knows in both decoders,
  * --tick and --keep-tcal the flags enable_tick_events and keep_tcal_on_ovf
  * (with --libipt-time, so that the ticks come at libipt's times).
@@ -817,6 +818,7 @@ static int flow_compare(const struct ptd_libipt *ipt,
 					               ? truth->insns[truth_at]
 					               : 0);
 					truth_ok = 0;
+					totals->failures += 1;
 				}
 				truth_at += 1;
 			}
@@ -830,6 +832,7 @@ static int flow_compare(const struct ptd_libipt *ipt,
 				flow_describe(da, sizeof(da), &x);
 				printf("TRUTH %s %s: libipt reports %s\n", name,
 				       kind, da);
+				totals->failures += 1;
 			}
 		}
 		prev = x;
@@ -850,10 +853,12 @@ static int flow_compare(const struct ptd_libipt *ipt,
 	if (truth) {
 		uint64_t got = block ? truth_insns : truth_at;
 
-		if (truth_ok && got != truth->ninsns)
+		if (truth_ok && got != truth->ninsns) {
 			printf("TRUTH %s %s: libipt decoded %" PRIu64
 			       " insns, generator %zu\n",
 			       name, kind, got, truth->ninsns);
+			totals->failures += 1;
+		}
 	}
 	if (block) {
 		pt_image_free(a.image);
@@ -1207,10 +1212,15 @@ static int flow_run_gen(const struct ptd_libipt *ipt, uint64_t seed,
 		if (corrupt || cut)
 			err = flow_isolated(ipt, &input, kinds, name, totals);
 		else
+			/* (The generator's instructions are the flow from
+			 * the start: not with --sync-set, which synchronizes
+			 * elsewhere.) */
 			for (k = 0; k < 2 && !err; ++k)
 				if (kinds & (1 << k))
 					err = flow_compare(ipt, &input, k, name,
-					                   &gen, totals);
+					                   flow_sync_set ? NULL
+					                                 : &gen,
+					                   totals);
 		flow_gen_fini(&gen);
 	}
 	unlink(path);
