@@ -561,7 +561,8 @@ static int flow_walk(struct flow_state *s, size_t steps)
 			/* A call to the next instruction (an empty block may
 			 * lie between) pushes nothing for return compression,
 			 * as the decoders take it. */
-			if (s->blocks[blk->target].addr != s->blocks[b + 1].addr &&
+			if (s->blocks[blk->target].addr !=
+			            s->blocks[b + 1].addr &&
 			    flow_push(s, b + 1) < 0)
 				return -1;
 			b = blk->target;
