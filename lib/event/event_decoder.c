@@ -146,7 +146,6 @@ int pt_evt_sync_forward(struct pt_event_decoder *decoder)
 {
 	if (!decoder)
 		return -pte_invalid;
-	decoder->log.n = 0;
 	return evt_synced(decoder, pt_qry_sync_forward(decoder->qry, NULL));
 }
 
@@ -154,7 +153,6 @@ int pt_evt_sync_backward(struct pt_event_decoder *decoder)
 {
 	if (!decoder)
 		return -pte_invalid;
-	decoder->log.n = 0;
 	return evt_synced(decoder, pt_qry_sync_backward(decoder->qry, NULL));
 }
 
@@ -162,7 +160,6 @@ int pt_evt_sync_set(struct pt_event_decoder *decoder, uint64_t offset)
 {
 	if (!decoder)
 		return -pte_invalid;
-	decoder->log.n = 0;
 	return evt_synced(decoder, pt_qry_sync_set(decoder->qry, NULL, offset));
 }
 
@@ -253,15 +250,14 @@ static void evt_fill(struct pt_event_decoder *decoder)
 	if (status < 0) {
 		/* The PSB+ the failed call passed come before the error. */
 		(void)evt_take(decoder, UINT64_MAX, 0);
-		decoder->status = status;
 	} else {
 		/* Each PSB+ logged before the result was counted comes
 		 * before it, the others after it. */
 		i = evt_take(decoder, decoder->log.results, 0);
 		decoder->out[decoder->n++] = ev;
 		(void)evt_take(decoder, UINT64_MAX, i);
-		decoder->status = status;
 	}
+	decoder->status = status;
 	decoder->log.n = 0;
 }
 

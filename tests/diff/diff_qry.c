@@ -1018,6 +1018,25 @@ static int same_time(const struct pt_event *ev, const struct rec *r)
 	       ev->has_tsc == (r->time_status >= 0);
 }
 
+/* Whether @ev is a PSB+'s tracing status (event decoder). */
+static int evt_is_status(const struct pt_event *ev)
+{
+	return ev->status_update &&
+	       (ev->type == ptev_enabled || ev->type == ptev_disabled);
+}
+
+/* pt_evt_next() past the PSB+ tracing status events (the one kind the pull
+ * API does not report) into @ev; returns its result. */
+static int evt_next_answer(struct pt_event_decoder *dec, struct pt_event *ev)
+{
+	int st;
+
+	do {
+		st = pt_evt_next(dec, ev, sizeof(*ev));
+	} while (st == 0 && evt_is_status(ev));
+	return st;
+}
+
 /* What check_evt() counted. */
 struct evt_counts {
 	uint64_t events, tnt, status;
@@ -1068,11 +1087,7 @@ static int check_evt(const struct pt_config *config,
 				 * the PSB+'s tracing status. */
 				uint64_t at = 0;
 
-				do {
-					st = pt_evt_next(dec, &ev, sizeof(ev));
-				} while (st == 0 && ev.status_update &&
-				         (ev.type == ptev_enabled ||
-				          ev.type == ptev_disabled));
+				st = evt_next_answer(dec, &ev);
 				if (st != r->status ||
 				    pt_evt_get_offset(dec, &at) < 0 ||
 				    at != r->offset)
@@ -1101,8 +1116,7 @@ static int check_evt(const struct pt_config *config,
 				continue;
 			}
 			counts->events++;
-			if (ev.status_update && (ev.type == ptev_enabled ||
-			                         ev.type == ptev_disabled)) {
+			if (evt_is_status(&ev)) {
 				const struct rec *s =
 				        i ? &log->recs[i - 1] : NULL;
 
@@ -1174,10 +1188,7 @@ static int check_evt(const struct pt_config *config,
 		if (last && last->status < 0)
 			want = last->kind == rec_sync ? -pte_nosync
 			                              : last->status;
-		do {
-			st = pt_evt_next(dec, &ev, sizeof(ev));
-		} while (st == 0 && ev.status_update &&
-		         (ev.type == ptev_enabled || ev.type == ptev_disabled));
+		st = evt_next_answer(dec, &ev);
 		if (st != want)
 			what = "the end";
 		else if ((st = pt_evt_sync_forward(dec)) == 0) {
@@ -1185,11 +1196,7 @@ static int check_evt(const struct pt_config *config,
 			 * PSB+, and the end cut off a packet after it: the
 			 * event decoder synchronizes there, and says
 			 * -pte_eos after the PSB+'s status. */
-			do {
-				st = pt_evt_next(dec, &ev, sizeof(ev));
-			} while (st == 0 && ev.status_update &&
-			         (ev.type == ptev_enabled ||
-			          ev.type == ptev_disabled));
+			st = evt_next_answer(dec, &ev);
 			if (st != -pte_eos ||
 			    pt_evt_sync_forward(dec) != -pte_eos)
 				what = "synchronization at the end";
