@@ -121,12 +121,12 @@ int ptd_sync_at(const uint8_t *pos, const uint8_t *end)
 {
 	if (end - pos < 2)
 		return -pte_eos;
-	if (pos[0] != PTD_OPC_EXT || pos[1] != PTD_EXT_PSB)
+	if (!ptd_sync_opcode_at(pos, end))
 		return -pte_nosync;
 	if (end - pos < 16)
 		return -pte_eos;
 	for (int i = 2; i < 16; i += 2)
-		if (pos[i] != PTD_OPC_EXT || pos[i + 1] != PTD_EXT_PSB)
+		if (!ptd_sync_opcode_at(pos + i, end))
 			return -pte_bad_packet;
 	return 0;
 }
