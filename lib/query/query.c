@@ -222,6 +222,14 @@ int ptd_qry_fetch(struct pt_query_decoder *decoder)
 	                      &decoder->next, &state);
 	if (size <= 0)
 		return ptd_qry_fetch_failed(decoder, size);
+	/* SKD007: the packet decoder gives the OVF that replaced a CYC's
+	 * second byte at the CYC's first byte, and counts that byte in the
+	 * size.  The query decoder stands at the OVF itself, past the broken
+	 * byte, as libipt's does (pt_qry_get_offset() tells). */
+	if (decoder->next.type == ppt_ovf && size > decoder->next.size) {
+		decoder->pos += size - decoder->next.size;
+		size = decoder->next.size;
+	}
 	decoder->next_size = size;
 	decoder->next_pstate = state;
 	decoder->next_flags = ptd_qry_packet_flags(&decoder->next);
