@@ -1250,6 +1250,9 @@ static size_t make_trace(struct pt_config *config, struct ptd_rng *rng,
 	/* SKD007 does change them where a 2-byte CYC ends in 02 and a CYC
 	 * f3 follows (an OVF then); both decoders must agree on those. */
 	config->errata.skd007 = ptd_rng_below(rng, 2) ? 1 : 0;
+	/* SKL168 changes libipt's calibration at a PSB (times compare with
+	 * ptdecode's libipt mode). */
+	config->errata.skl168 = ptd_rng_below(rng, 2) ? 1 : 0;
 	size = generate(config, seed * 7919u + t);
 	if (size)
 		config->end = buf + size;
@@ -1735,13 +1738,14 @@ static void dump_corrupted(const struct pt_config *config, unsigned t)
 		fprintf(f, " --keep-tcal-on-ovf");
 	if (config->errata.bdm70 || config->errata.skd010 ||
 	    config->errata.apl11 || config->errata.apl12 ||
-	    config->errata.skd007)
-		fprintf(f, " --errata %s%s%s%s%s",
+	    config->errata.skd007 || config->errata.skl168)
+		fprintf(f, " --errata %s%s%s%s%s%s",
 		        config->errata.bdm70 ? "bdm70," : "",
 		        config->errata.skd010 ? "skd010," : "",
 		        config->errata.apl11 ? "apl11," : "",
 		        config->errata.apl12 ? "apl12," : "",
-		        config->errata.skd007 ? "skd007," : "");
+		        config->errata.skd007 ? "skd007," : "",
+		        config->errata.skl168 ? "skl168," : "");
 	fputc('\n', f);
 	fclose(f);
 }
