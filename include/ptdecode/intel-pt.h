@@ -1248,7 +1248,11 @@ extern pt_export void pt_evt_free_decoder(struct pt_event_decoder *decoder);
 extern pt_export int pt_evt_sync_forward(struct pt_event_decoder *decoder);
 
 /** Like pt_evt_sync_forward(), but synchronize onto the last PSB before the
- * current position (the last one in the buffer if not synchronized yet). */
+ * current position (the last one in the buffer if not synchronized yet).
+ * A PSB+ that the end of the buffer cuts off is passed over.  Returns
+ * -pte_eos when no PSB lies before the position (so a loop of calls goes
+ * back PSB by PSB and ends after the first one); the decoder is then not
+ * synchronized. */
 extern pt_export int pt_evt_sync_backward(struct pt_event_decoder *decoder);
 
 /** Like pt_evt_sync_forward(), but at the PSB at @offset.  Returns as
@@ -1277,7 +1281,8 @@ pt_evt_get_config(const struct pt_event_decoder *decoder);
 /** Return the next event in @event.
  *
  * @size is sizeof(*event) as the caller knows it (at least the size of the
- * fields before @variant); a larger structure is not written beyond ours.
+ * fields before @variant); in a larger structure the bytes beyond ours are
+ * set to 0.
  * A ptev_tnt holds the outcomes of one TNT packet (variant.tnt: @size
  * outcomes, the oldest in bit @size - 1, 1 for taken); a ptev_tip the
  * target of an indirect branch, far transfer or uncompressed return

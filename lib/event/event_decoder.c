@@ -82,14 +82,17 @@ ptd_evt_alloc_decoder(const struct pt_config *config,
 	/* The event decoder's flags are the query decoder's. */
 	memset(&qconfig, 0, sizeof(qconfig));
 	size = config->size < sizeof(qconfig) ? config->size : sizeof(qconfig);
-	if (size < offsetof(struct pt_config, flags))
+	/* (As the query decoder's: a configuration that ends before the
+	 * decode callback is too small; one that ends before the flags has
+	 * none.) */
+	if (size < offsetof(struct pt_config, decode))
 		return NULL;
 	memcpy(&qconfig, config, size);
 	qconfig.size = sizeof(qconfig);
+	memset(&qconfig.flags, 0, sizeof(qconfig.flags));
 	if (size >= offsetof(struct pt_config, addr_filter)) {
 		const struct pt_conf_flags *flags = &config->flags;
 
-		memset(&qconfig.flags, 0, sizeof(qconfig.flags));
 		qconfig.flags.variant.query.keep_tcal_on_ovf =
 		        flags->variant.event.keep_tcal_on_ovf;
 		qconfig.flags.variant.query.enable_iflags_events =
@@ -151,9 +154,19 @@ int pt_evt_sync_forward(struct pt_event_decoder *decoder)
 
 int pt_evt_sync_backward(struct pt_event_decoder *decoder)
 {
+	int status;
+
 	if (!decoder)
 		return -pte_invalid;
-	return evt_synced(decoder, pt_qry_sync_backward(decoder->qry, NULL));
+	status = pt_qry_sync_backward(decoder->qry, NULL);
+	/* -pte_eos: there is no PSB before the position (PSB+ that the end
+	 * cuts off do not count: the query decoder goes back over them).
+	 * Its last attempt, at the PSB it stood at, logged that PSB+: it is
+	 * no synchronization, and the loop of a caller that goes back PSB
+	 * by PSB ends here. */
+	if (status == -pte_eos)
+		decoder->log.n = 0;
+	return evt_synced(decoder, status);
 }
 
 int pt_evt_sync_set(struct pt_event_decoder *decoder, uint64_t offset)
@@ -278,6 +291,12 @@ int pt_evt_next(struct pt_event_decoder *decoder, struct pt_event *event,
 			return decoder->status;
 	}
 	ev = &decoder->out[decoder->head++];
-	memcpy(event, ev, size < sizeof(*ev) ? size : sizeof(*ev));
+	if (size > sizeof(*ev)) {
+		/* A newer caller's larger structure: the fields this
+		 * library does not know are 0 (as in pt_pkt_next()). */
+		memset((uint8_t *)event + sizeof(*ev), 0, size - sizeof(*ev));
+		size = sizeof(*ev);
+	}
+	memcpy(event, ev, size);
 	return 0;
 }

@@ -170,6 +170,19 @@ static void test_config(void **state)
 	assert_int_equal(copy->flags.variant.event.keep_tcal_on_ovf, 0);
 	assert_int_equal(copy->errata.bdm70, 1);
 	pt_evt_free_decoder(dec);
+
+	/* The smallest the query decoder takes: up to the decode callback
+	 * (the flags cut in half are not read). */
+	config.size = offsetof(struct pt_config, decode);
+	dec = pt_evt_alloc_decoder(&config);
+	assert_non_null(dec);
+	copy = pt_evt_get_config(dec);
+	assert_ptr_equal(copy->end, t.buf + t.size);
+	assert_int_equal(copy->errata.bdm70, 0);
+	assert_int_equal(copy->flags.variant.event.keep_tcal_on_ovf, 0);
+	pt_evt_free_decoder(dec);
+	config.size = offsetof(struct pt_config, decode) - 1;
+	assert_null(pt_evt_alloc_decoder(&config));
 }
 
 static void test_stream_and_offsets(void **state)
@@ -251,13 +264,39 @@ static void test_stream_and_offsets(void **state)
 	assert_int_equal(off, 0);
 	next_ok(dec, &ev);
 	assert_true(ev.variant.enabled.ip == 0x401000);
+
+	/* Before the first PSB there is none: the end, and no
+	 * synchronization (a loop that goes back PSB by PSB stops). */
+	assert_int_equal(pt_evt_sync_backward(dec), -pte_eos);
+	assert_int_equal(pt_evt_next(dec, &ev, sizeof(ev)), -pte_nosync);
+	assert_int_equal(pt_evt_sync_backward(dec), -pte_eos);
 	pt_evt_free_decoder(dec);
 
-	/* A new decoder synchronizes backward onto the last PSB. */
+	/* A new decoder synchronizes backward onto the last PSB, then onto
+	 * the first, then says the end. */
 	dec = alloc_on(&t);
 	assert_int_equal(pt_evt_sync_backward(dec), 0);
 	assert_int_equal(pt_evt_get_sync_offset(dec, &off), 0);
 	assert_int_equal(off, offset_of(&t, psb2));
+	next_ok(dec, &ev);
+	assert_true(ev.variant.enabled.ip == 0x402000);
+	assert_int_equal(pt_evt_sync_backward(dec), 0);
+	assert_int_equal(pt_evt_get_sync_offset(dec, &off), 0);
+	assert_int_equal(off, 0);
+	next_ok(dec, &ev);
+	assert_true(ev.variant.enabled.ip == 0x401000);
+	/* From inside a segment, backward goes to the segment's own PSB
+	 * (as libipt 2.1's, which goes to the last PSB before the packet it
+	 * is at). */
+	next_ok(dec, &ev);
+	assert_int_equal(ev.type, ptev_tnt);
+	assert_int_equal(ev.variant.tnt.size, 2);
+	assert_int_equal(pt_evt_sync_backward(dec), 0);
+	assert_int_equal(pt_evt_get_sync_offset(dec, &off), 0);
+	assert_int_equal(off, 0);
+	next_ok(dec, &ev);
+	assert_true(ev.variant.enabled.ip == 0x401000);
+	assert_int_equal(pt_evt_sync_backward(dec), -pte_eos);
 
 	/* Where no PSB starts. */
 	assert_int_equal(pt_evt_sync_set(dec, 1), -pte_nosync);
@@ -289,14 +328,17 @@ static void test_size(void **state)
 	for (i = head; i < sizeof(raw); ++i)
 		assert_int_equal(raw[i], 0xcc);
 
-	/* A larger structure (a newer caller): ours, and not beyond. */
+	/* A larger structure (a newer caller): ours, and zeros for the
+	 * fields we do not know, and nothing beyond @size. */
 	memset(raw, 0xcc, sizeof(raw));
-	assert_int_equal(
-	        pt_evt_next(dec, (struct pt_event *)(void *)raw, sizeof(raw)),
-	        0);
+	assert_int_equal(pt_evt_next(dec, (struct pt_event *)(void *)raw,
+	                             sizeof(raw) - 8),
+	                 0);
 	memcpy(&ev, raw, sizeof(ev));
 	assert_int_equal(ev.type, ptev_tnt);
-	for (i = sizeof(ev); i < sizeof(raw); ++i)
+	for (i = sizeof(ev); i < sizeof(raw) - 8; ++i)
+		assert_int_equal(raw[i], 0);
+	for (; i < sizeof(raw); ++i)
 		assert_int_equal(raw[i], 0xcc);
 	pt_evt_free_decoder(dec);
 }
