@@ -266,6 +266,12 @@ int ptd_qry_walk_next(struct ptd_qry_walk *walk, struct pt_packet *packet,
 		return size;
 	if (!size)
 		return -pte_bad_packet;
+	/* SKD007: libipt 2.0.5's look-aheads read packets without the
+	 * work-around, which only its decoding of a CYC applies (here
+	 * ptd_qry_fetch()): to them the bytes of an OVF that replaced a CYC's
+	 * second byte are that 2-byte CYC. */
+	if (packet->type == ppt_ovf && size > packet->size)
+		size = ptd_pkt_cyc(packet, walk->pos, walk->config->end);
 	walk->pos += size;
 	if (ahead) {
 		ahead->pos = walk->pos;
