@@ -838,15 +838,25 @@ static int flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
 {
 	int status;
 
+	if (how == 1 && flow->fresh_sync)
+		how = 3;
+	flow->fresh_sync = 0;
 	flow_reset(flow);
 	ptd_fmem_check(&flow->mem);
 	status = ptd_qsrc_sync(&flow->qs, how, offset, &flow->ip);
-	if (status < 0)
+	if (status < 0) {
+		/* (Before the first PSB: so is the next one.) */
+		if (how == 3 && status == -pte_eos)
+			flow->fresh_sync = 1;
 		return status;
+	}
 	flow->status = status;
 	if (!(status & pts_ip_suppressed))
 		flow->enabled = 1;
-	return flow_check_ip_event(flow, NULL);
+	status = flow_check_ip_event(flow, NULL);
+	if (status >= 0)
+		flow->fresh_sync = 1;
+	return status;
 }
 
 int ptd_flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
@@ -1096,5 +1106,6 @@ static int flow_event(struct ptd_flow *flow, struct pt_event *uevent,
 
 int ptd_flow_event(struct ptd_flow *flow, struct pt_event *uevent, size_t size)
 {
+	flow->fresh_sync = 0;
 	return ptd_qsrc_result(&flow->qs, flow_event(flow, uevent, size));
 }

@@ -62,6 +62,12 @@ struct ptd_flow {
 	/* An Event Trace event of an asynchronous transfer was reported at
 	 * the current IP: its target comes as the next TIP. */
 	uint32_t et_branch : 1;
+	/* Synchronized, and the caller has asked for no instruction, block
+	 * or event since: a backward synchronization starts where the query
+	 * decoder's synchronization left it, as libipt's, whose flow
+	 * decoders read nothing more to synchronize (ours read the events
+	 * there), so that a loop of them goes back PSB by PSB. */
+	uint32_t fresh_sync : 1;
 };
 
 /* Set up @flow for @config (copied) with the time engine options @tconfig

@@ -3,6 +3,7 @@
 #include "qsrc.h"
 
 #include "query/qry_copy.h"
+#include "query/qry_decoder.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +290,15 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 {
 	int status;
 
+	/* Backward from where the last synchronization left the query
+	 * decoder needs that offset. */
+	if (how == 3) {
+		if (!qs->sync_at_known)
+			how = 1;
+		else
+			offset = qs->sync_at;
+	}
+
 	/* After a query error, the batch synchronized forward itself.  (Only
 	 * if the pull API could not take over before the error, see
 	 * qsrc_status().) */
@@ -301,6 +311,7 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 		 * one), whose calls are replayed up to the error to find the
 		 * pull API's PSB. */
 		qs->log_clean = 0;
+		qs->sync_at_known = 0;
 		qs->pos++;
 		qs->used = 0;
 		it = qsrc_peek(qs);
@@ -346,7 +357,7 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 	 * pt_qry_sync_forward() moves nothing): no replay then, which would
 	 * cost the calls since the last synchronization, often the whole
 	 * trace. */
-	if (qsrc_ahead(qs) && how != 2 && !(qs->end && qs->pos >= qs->n))
+	if (qsrc_ahead(qs) && how < 2 && !(qs->end && qs->pos >= qs->n))
 		(void)qsrc_replay(qs);
 	qsrc_clear(qs);
 	/* Batches again, unless the caller asked for offsets. */
@@ -359,15 +370,25 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 	case 1:
 		status = pt_qry_sync_backward(qs->qry, ip);
 		break;
+	case 3:
+		status = ptd_qry_sync_backward_from(qs->qry, ip, offset);
+		break;
 	default:
 		status = pt_qry_sync_set(qs->qry, ip, offset);
 		break;
 	}
 	qsrc_log_restart(qs);
 	qs->sync_known = 0;
-	if (status >= 0)
+	if (status >= 0) {
 		qs->sync_known =
 		        pt_qry_get_sync_offset(qs->qry, &qs->sync_offset) >= 0;
+		qs->sync_at_known =
+		        pt_qry_get_offset(qs->qry, &qs->sync_at) >= 0;
+	} else if (how != 3 || status != -pte_eos) {
+		qs->sync_at_known = 0;
+	}
+	/* (Else no PSB lay before: as in libipt, the next backward
+	 * synchronization from there says the same.) */
 	qsrc_pull_time(qs);
 	return status;
 }

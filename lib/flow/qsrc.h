@@ -77,6 +77,10 @@ struct ptd_qsrc {
 	 * the results taken since. */
 	uint64_t sync_offset;
 	int sync_known;
+	/* Where that synchronization left the query decoder (the offset
+	 * pt_qry_get_offset() gave right after it), if known. */
+	uint64_t sync_at;
+	int sync_at_known;
 	/* The calls made since then, one byte each (ptd_qsrc_call_*), as
 	 * the pull API would have seen them, for the replay. */
 	uint8_t *log;
@@ -118,7 +122,9 @@ void ptd_qsrc_fini(struct ptd_qsrc *qs);
 enum { ptd_qsrc_call_cond = 1, ptd_qsrc_call_indirect, ptd_qsrc_call_event };
 
 /* As pt_qry_sync_forward() (@how 0), pt_qry_sync_backward() (1) and
- * pt_qry_sync_set() (2) at the current point. */
+ * pt_qry_sync_set() (2) at the current point, or backward from where the
+ * last synchronization left the query decoder (3,
+ * ptd_qry_sync_backward_from(); as 1 where that is not known). */
 int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip);
 
 /* As pt_qry_cond_branch(), pt_qry_indirect_branch(), pt_qry_event(),

@@ -150,6 +150,14 @@ void ptd_qry_snapshot(struct pt_query_decoder *decoder);
 /* Read on up to the next packet that matters to a query. */
 int ptd_qry_read_ahead(struct pt_query_decoder *decoder);
 
+/* pt_qry_sync_backward() as if the decoder stood at @offset.  The flow
+ * decoders' backward synchronization right after a synchronization, before
+ * they decoded anything, goes from where the query decoder's
+ * synchronization left it, as libipt's (whose flow decoders read nothing
+ * more to synchronize) does. */
+int ptd_qry_sync_backward_from(struct pt_query_decoder *decoder, uint64_t *ip,
+                               uint64_t offset);
+
 /* Skip the PAD at @pos and the ones after it, up to 8 of them: PADs come in
  * runs.  At least 8 bytes must lie ahead. */
 static inline const uint8_t *ptd_qry_skip_pad(const uint8_t *pos)

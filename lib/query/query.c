@@ -1729,14 +1729,14 @@ int pt_qry_sync_forward(struct pt_query_decoder *decoder, uint64_t *ip)
 	return ptd_qry_start(decoder, sync, ip);
 }
 
-int pt_qry_sync_backward(struct pt_query_decoder *decoder, uint64_t *ip)
+/* pt_qry_sync_backward() from @start: the last PSB before it whose PSB+
+ * ends before the end of the buffer and leaves the decoder elsewhere than
+ * at @start. */
+static int ptd_qry_sync_back(struct pt_query_decoder *decoder, uint64_t *ip,
+                             const uint8_t *start)
 {
-	const uint8_t *start, *sync;
+	const uint8_t *sync = start;
 
-	if (!decoder)
-		return -pte_invalid;
-	start = decoder->pos ? decoder->pos : decoder->config.end;
-	sync = start;
 	for (;;) {
 		int status;
 
@@ -1754,6 +1754,24 @@ int pt_qry_sync_backward(struct pt_query_decoder *decoder, uint64_t *ip)
 		if (decoder->pos != start)
 			return status;
 	}
+}
+
+int pt_qry_sync_backward(struct pt_query_decoder *decoder, uint64_t *ip)
+{
+	if (!decoder)
+		return -pte_invalid;
+	return ptd_qry_sync_back(
+	        decoder, ip, decoder->pos ? decoder->pos : decoder->config.end);
+}
+
+int ptd_qry_sync_backward_from(struct pt_query_decoder *decoder, uint64_t *ip,
+                               uint64_t offset)
+{
+	const uint8_t *begin = decoder->config.begin;
+
+	if (offset > (uint64_t)(decoder->config.end - begin))
+		return -pte_internal;
+	return ptd_qry_sync_back(decoder, ip, begin + offset);
 }
 
 int pt_qry_sync_set(struct pt_query_decoder *decoder, uint64_t *ip,

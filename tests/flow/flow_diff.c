@@ -40,6 +40,8 @@
  * --sync-set synchronizes both with pt_*_sync_set() at every PSB (from the
  * last to the first) and at offsets where none starts, instead of
  * forward, and again every few results.
+ * --backward compares, instead of the flow, a loop of pt_*_sync_backward()
+ * calls on new decoders: the sync offsets and errors, call by call.
  * --end-on gives both block decoders end_on_call and end_on_jump; every
  * call and jump then ends a block in both, and the blocks are compared as
  * they are, not expanded.
@@ -117,6 +119,10 @@ static int flow_end_on;
  * after every flow_sync_every instructions (blocks: at errors and at the
  * end only). */
 static int flow_sync_set;
+
+/* --backward: compare loops of backward synchronizations
+ * (flow_compare_backward()) instead of the flow. */
+static int flow_backward;
 
 enum { flow_sync_every = 40, flow_sync_max = 129 };
 
@@ -660,6 +666,66 @@ static int flow_referee(const struct ptd_libipt *ipt,
 	return err == 0 && sub.failures == 0;
 }
 
+/* --backward: pt_*_sync_backward() again and again on a new decoder of
+ * each library, until both fail twice in a row or flow_backward_max times:
+ * the errors and sync offsets must be the same.  (Not the status flags:
+ * libipt 2.0.5's backward synchronization returns none,
+ * docs/compatibility.md.) */
+static int flow_compare_backward(const struct ptd_libipt *ipt,
+                                 const struct flow_input *input, int block,
+                                 const char *name, struct flow_totals *totals)
+{
+	enum { flow_backward_max = 4096 };
+	const char *kind = block ? "block" : "insn";
+	const struct flow_ops *opa, *opb;
+	struct pt_conf_flags flags;
+	void *a, *b;
+	char msg[256];
+	int i, fails = 0, err = 0;
+
+	flow_flags(&flags, block);
+	a = flow_ipt_alloc(ipt, input, block, &flags, &opa, msg, sizeof(msg));
+	if (!a) {
+		fprintf(stderr, "%s: %s\n", name, msg);
+		return -1;
+	}
+	b = flow_ptd_alloc(input, block, &flags, 0, &opb, msg, sizeof(msg));
+	if (!b) {
+		fprintf(stderr, "%s: %s\n", name, msg);
+		opa->free(a);
+		return -1;
+	}
+	for (i = 0; i < flow_backward_max && fails < 2; ++i) {
+		int sa = opa->sync_backward(a), sb = opb->sync_backward(b);
+		uint64_t oa = 0, ob = 0;
+
+		if (sa >= 0)
+			(void)opa->get_sync_offset(a, &oa);
+		if (sb >= 0)
+			(void)opb->get_sync_offset(b, &ob);
+		totals->results += 1;
+		if ((sa < 0) != (sb < 0) || (sa < 0 && sa != sb) ||
+		    (sa >= 0 && oa != ob)) {
+			totals->failures += 1;
+			if (!flow_quiet)
+				printf("FAIL %s %s: backward synchronization "
+				       "%d:\n  libipt:   %d at %#" PRIx64
+				       "\n  ptdecode: %d at %#" PRIx64 "\n",
+				       name, kind, i, sa < 0 ? sa : 0, oa,
+				       sb < 0 ? sb : 0, ob);
+			break;
+		}
+		if (sa < 0) {
+			totals->errors += 1;
+			fails += 1;
+		} else
+			fails = 0;
+	}
+	opa->free(a);
+	opb->free(b);
+	return err;
+}
+
 static int flow_compare(const struct ptd_libipt *ipt,
                         const struct flow_input *input, int block,
                         const char *name, const struct flow_gen *truth,
@@ -679,6 +745,8 @@ static int flow_compare(const struct ptd_libipt *ipt,
 	char msg[256];
 	void *dec;
 
+	if (flow_backward)
+		return flow_compare_backward(ipt, input, block, name, totals);
 	flow_flags(&flags, block && !flow_cross);
 	dec = flow_ipt_alloc(ipt, input, block && !flow_cross, &flags, &ops,
 	                     msg, sizeof(msg));
@@ -1289,7 +1357,9 @@ static void flow_usage(const char *prog)
 	        "        --tick, --keep-tcal: enable_tick_events, "
 	        "keep_tcal_on_ovf in both;\n"
 	        "        --sync-set: pt_*_sync_set() at every PSB and "
-	        "elsewhere)\n",
+	        "elsewhere;\n"
+	        "        --backward: loops of pt_*_sync_backward(), not the "
+	        "flow)\n",
 	        prog, prog);
 }
 
@@ -1326,6 +1396,8 @@ int main(int argc, char *argv[])
 			flow_tick = 1;
 		else if (!strcmp(argv[i], "--keep-tcal"))
 			flow_keep_tcal = 1;
+		else if (!strcmp(argv[i], "--backward"))
+			flow_backward = 1;
 		else if (!strcmp(argv[i], "--sync-set"))
 			flow_sync_set = 1;
 		else if (!strcmp(argv[i], "--corrupt"))

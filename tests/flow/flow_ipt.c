@@ -49,6 +49,14 @@ static int fx_sync_set(void *d, uint64_t offset)
 	               : f->ipt->blk_sync_set(f->blk, offset);
 }
 
+static int fx_sync_backward(void *d)
+{
+	struct flow_ipt *f = d;
+
+	return f->insn ? f->ipt->insn_sync_backward(f->insn)
+	               : f->ipt->blk_sync_backward(f->blk);
+}
+
 static int fx_offset(void *d, uint64_t *offset)
 {
 	struct flow_ipt *f = d;
@@ -141,7 +149,7 @@ static void fx_free(void *d)
 
 static const struct flow_ops flow_ipt_ops = {
         "libipt", fx_sync, fx_offset, fx_sync_offset, fx_event,
-        fx_next,  fx_time, fx_free,   fx_sync_set,
+        fx_next,  fx_time, fx_free,   fx_sync_set,    fx_sync_backward,
 };
 
 void *flow_ipt_alloc(const struct ptd_libipt *ipt,

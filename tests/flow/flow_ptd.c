@@ -30,6 +30,14 @@ static int fp_sync_set(void *d, uint64_t offset)
 	               : pt_blk_sync_set(f->blk, offset);
 }
 
+static int fp_sync_backward(void *d)
+{
+	struct flow_ptd *f = d;
+
+	return f->insn ? pt_insn_sync_backward(f->insn)
+	               : pt_blk_sync_backward(f->blk);
+}
+
 static int fp_offset(void *d, uint64_t *offset)
 {
 	struct flow_ptd *f = d;
@@ -115,7 +123,7 @@ static void fp_free(void *d)
 
 static const struct flow_ops flow_ptd_ops = {
         "ptdecode", fp_sync, fp_offset, fp_sync_offset, fp_event,
-        fp_next,    fp_time, fp_free,   fp_sync_set,
+        fp_next,    fp_time, fp_free,   fp_sync_set,    fp_sync_backward,
 };
 
 void *flow_ptd_alloc(const struct flow_input *input, int block,

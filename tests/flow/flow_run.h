@@ -71,6 +71,7 @@ struct flow_ops {
 	int (*time)(void *decoder, uint64_t *tsc);
 	void (*free)(void *decoder);
 	int (*sync_set)(void *decoder, uint64_t offset);
+	int (*sync_backward)(void *decoder);
 };
 
 /* A decoder with its loop state. */

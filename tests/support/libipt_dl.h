@@ -172,6 +172,7 @@ struct ptd_libipt {
 	int (*insn_sync_forward)(struct ptd_ipt_insn_decoder *decoder);
 	int (*insn_sync_set)(struct ptd_ipt_insn_decoder *decoder,
 	                     uint64_t offset);
+	int (*insn_sync_backward)(struct ptd_ipt_insn_decoder *decoder);
 	int (*insn_get_offset)(const struct ptd_ipt_insn_decoder *decoder,
 	                       uint64_t *offset);
 	int (*insn_get_sync_offset)(const struct ptd_ipt_insn_decoder *decoder,
@@ -192,6 +193,7 @@ struct ptd_libipt {
 	int (*blk_sync_forward)(struct ptd_ipt_blk_decoder *decoder);
 	int (*blk_sync_set)(struct ptd_ipt_blk_decoder *decoder,
 	                    uint64_t offset);
+	int (*blk_sync_backward)(struct ptd_ipt_blk_decoder *decoder);
 	int (*blk_get_offset)(const struct ptd_ipt_blk_decoder *decoder,
 	                      uint64_t *offset);
 	int (*blk_get_sync_offset)(const struct ptd_ipt_blk_decoder *decoder,

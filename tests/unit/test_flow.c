@@ -1804,6 +1804,74 @@ static void test_image_change(void **state)
 	pt_image_free(image);
 }
 
+/* The sync offsets of @n pt_*_sync_backward() calls in a row (-1 for
+ * -pte_eos) on a new instruction-flow (@blocks 0) or block decoder. */
+static void back_offsets(const uint8_t *buf, size_t size, int blocks,
+                         int64_t *out, int n)
+{
+	struct pt_config config;
+	struct pt_insn_decoder *id = NULL;
+	struct pt_block_decoder *bd = NULL;
+	int i;
+
+	pt_config_init(&config);
+	config.begin = (uint8_t *)buf;
+	config.end = (uint8_t *)buf + size;
+	if (blocks)
+		bd = pt_blk_alloc_decoder(&config);
+	else
+		id = pt_insn_alloc_decoder(&config);
+	assert_true(id || bd);
+	for (i = 0; i < n; i++) {
+		uint64_t off = 0;
+		int status = blocks ? pt_blk_sync_backward(bd)
+		                    : pt_insn_sync_backward(id);
+
+		if (status == -pte_eos) {
+			out[i] = -1;
+			continue;
+		}
+		assert_true(status >= 0);
+		assert_int_equal(blocks ? pt_blk_get_sync_offset(bd, &off)
+		                        : pt_insn_get_sync_offset(id, &off),
+		                 0);
+		out[i] = (int64_t)off;
+	}
+	pt_insn_free_decoder(id);
+	pt_blk_free_decoder(bd);
+}
+
+/* A loop of backward synchronizations goes back PSB by PSB and ends with
+ * -pte_eos before the first, as libipt's (until stop 25 ptdecode's flow
+ * decoders, which read the PSB+ events to synchronize, found the same PSB
+ * again and again; the same sequence from libipt 2.0.5's decoders). */
+static void test_sync_backward_loop(void **state)
+{
+	struct trace t = {0};
+	uint8_t buf[256];
+	size_t size;
+	int64_t got[5];
+	int blocks;
+
+	(void)state;
+	/* PSBs at 0, 0x1c and 0x38. */
+	psb(&t, 0x1000);
+	tnt(&t, "tt");
+	psb(&t, 0x1000);
+	tnt(&t, "tnt");
+	psb(&t, 0x1002);
+	ip(&t, ppt_tip_pgd, 0);
+	size = encode(buf, sizeof(buf), &t);
+	for (blocks = 0; blocks < 2; blocks++) {
+		back_offsets(buf, size, blocks, got, 5);
+		assert_int_equal(got[0], 0x38);
+		assert_int_equal(got[1], 0x1c);
+		assert_int_equal(got[2], 0);
+		assert_int_equal(got[3], -1);
+		assert_int_equal(got[4], -1);
+	}
+}
+
 static void test_api(void **state)
 {
 	uint8_t buf[64];
@@ -1879,6 +1947,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_tick),
 	        cmocka_unit_test(test_event_trace),
 	        cmocka_unit_test(test_image_change),
+	        cmocka_unit_test(test_sync_backward_loop),
 	        cmocka_unit_test(test_api),
 	};
 
