@@ -128,7 +128,8 @@ static inline enum pt_error_code pt_errcode(int status)
 	return (status >= 0) ? pte_ok : (enum pt_error_code) - status;
 }
 
-/** Return a static, human-readable description of @code. */
+/** Return a static, human-readable description of @code ("internal error."
+ * for a value that is no error code, a negative one included, as libipt). */
 extern pt_export const char *pt_errstr(enum pt_error_code code);
 
 /* ------------------------------------------------------------------------ */
@@ -321,11 +322,11 @@ static inline void pt_config_init(struct pt_config *config)
 	config->size = sizeof(*config);
 }
 
-/** Set the errata bits that apply to @cpu in @errata.
+/** Fill @errata with the errata bits that apply to @cpu.
  *
- * Bits already set in @errata are kept.  Returns 0 on success,
+ * @errata is cleared first, as in libipt.  Returns 0 on success,
  * -pte_invalid if an argument is NULL, and -pte_bad_cpu if @cpu is not an
- * Intel processor known to the library (then @errata is left as it was). */
+ * Intel processor known to the library (then @errata is all zero). */
 extern pt_export int pt_cpu_errata(struct pt_errata *errata,
                                    const struct pt_cpu *cpu);
 

@@ -104,6 +104,8 @@ int pt_cpu_errata(struct pt_errata *errata, const struct pt_cpu *cpu)
 
 	if (!errata || !cpu)
 		return -pte_invalid;
+	/* As libipt: the errata of @cpu only (none if it is not known). */
+	memset(errata, 0, sizeof(*errata));
 	if (cpu->vendor != pcv_intel)
 		return -pte_bad_cpu;
 

@@ -62,5 +62,7 @@ const char *pt_errstr(enum pt_error_code code)
 	case pte_bad_cpu:
 		return "unknown cpu";
 	}
-	return "bad error code";
+	/* Not an error code (a negative return value passed as it is, say):
+	 * libipt's text for it. */
+	return "internal error.";
 }

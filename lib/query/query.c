@@ -1707,8 +1707,11 @@ static int ptd_qry_start(struct pt_query_decoder *decoder, const uint8_t *pos,
 		return err;
 
 	status = ptd_qry_status(decoder);
-	if (ip && ptd_last_ip_query(ip, &decoder->ip) < 0)
+	if (ip && ptd_last_ip_query(ip, &decoder->ip) < 0) {
+		/* No IP: 0, as libipt gives. */
+		*ip = 0;
 		status |= pts_ip_suppressed;
+	}
 	return status;
 }
 

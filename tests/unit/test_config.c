@@ -290,8 +290,8 @@ static void test_cpu_errata(void **state)
 		}
 	}
 
-	/* Every other family 6 model is unknown: -pte_bad_cpu and the
-	 * errata are left alone. */
+	/* Every other family 6 model is unknown: -pte_bad_cpu and no
+	 * errata (the struct is cleared, as by libipt). */
 	for (model = 0; model < 256; ++model) {
 		int known = 0;
 
@@ -302,9 +302,8 @@ static void test_cpu_errata(void **state)
 			continue;
 		cpu.family = 6;
 		cpu.model = (uint8_t)model;
-		memset(&errata, 0, sizeof(errata));
-		errata.skl014 = 1;
-		before = errata;
+		memset(&before, 0, sizeof(before));
+		memset(&errata, 0xff, sizeof(errata));
 		assert_int_equal(pt_cpu_errata(&errata, &cpu), -pte_bad_cpu);
 		assert_memory_equal(&errata, &before, sizeof(errata));
 	}
@@ -323,13 +322,14 @@ static void test_cpu_errata(void **state)
 	assert_int_equal(pt_cpu_errata(&errata, &cpu), -pte_bad_cpu);
 	check_errata(&errata, "");
 
-	/* Bits already set are kept. */
+	/* Bits already set are cleared: the processor's errata only (a
+	 * program that passes a struct it did not clear gets them, as with
+	 * libipt). */
 	cpu.vendor = pcv_intel;
 	cpu.model = 0x3d;
-	memset(&errata, 0, sizeof(errata));
-	errata.skz84 = 1;
+	memset(&errata, 0xff, sizeof(errata));
 	assert_int_equal(pt_cpu_errata(&errata, &cpu), 0);
-	check_errata(&errata, "bdm70 bdm64 skz84");
+	check_errata(&errata, "bdm70 bdm64");
 
 	assert_int_equal(pt_cpu_errata(NULL, &cpu), -pte_invalid);
 	assert_int_equal(pt_cpu_errata(&errata, NULL), -pte_invalid);
@@ -428,7 +428,7 @@ static void test_errstr(void **state)
 
 		assert_non_null(s);
 		assert_true(strlen(s) > 0);
-		assert_string_not_equal(s, "bad error code");
+		assert_string_not_equal(s, "internal error.");
 		for (other = 0; other < code; ++other)
 			if (strcmp(seen[other], s) == 0)
 				fail_msg("codes %d and %d share \"%s\"", other,
@@ -445,11 +445,14 @@ static void test_errstr(void **state)
 	                    "trace stream does not match query");
 	assert_string_equal(pt_errstr(pte_nosync), "decoder out of sync");
 	assert_string_equal(pt_errstr(pte_bad_opc), "unknown opcode");
-	/* Not an error code. */
+	/* Not an error code: libipt's text (the period tells it from
+	 * pte_internal's). */
 	assert_string_equal(pt_errstr((enum pt_error_code)(pte_bad_cpu + 1)),
-	                    "bad error code");
+	                    "internal error.");
 	assert_string_equal(pt_errstr((enum pt_error_code)31),
-	                    "bad error code");
+	                    "internal error.");
+	assert_string_equal(pt_errstr((enum pt_error_code) - pte_bad_opc),
+	                    "internal error.");
 }
 
 static void test_errcode(void **state)

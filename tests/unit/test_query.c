@@ -240,6 +240,50 @@ static void test_flow(void **state)
 	pt_qry_free_decoder(dec);
 }
 
+/* A PSB+ without an IP: every synchronization says pts_ip_suppressed and
+ * stores 0 in *ip, as libipt's does (ptdecode left *ip alone until stop
+ * 25). */
+static void test_sync_no_ip(void **state)
+{
+	struct pt_packet packets[8];
+	struct pt_query_decoder *dec;
+	struct pt_config config;
+	uint8_t buf[128];
+	uint64_t ip;
+	size_t n = 0, size;
+	int status;
+
+	(void)state;
+	packets[n++] = pkt(ppt_psb);
+	packets[n++] = pkt(ppt_psbend);
+	packets[n++] = ippkt(ppt_tip_pge, pt_ipc_full, 0x401000);
+	size = encode(buf, sizeof(buf), packets, n);
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + size;
+	dec = pt_qry_alloc_decoder(&config);
+	assert_non_null(dec);
+
+	ip = 0xdead;
+	status = pt_qry_sync_forward(dec, &ip);
+	assert_true(status >= 0 && (status & pts_ip_suppressed));
+	assert_true(ip == 0);
+	ip = 0xdead;
+	status = pt_qry_sync_set(dec, &ip, 0);
+	assert_true(status >= 0 && (status & pts_ip_suppressed));
+	assert_true(ip == 0);
+	pt_qry_free_decoder(dec);
+
+	/* (A new decoder: backward onto the last PSB.) */
+	dec = pt_qry_alloc_decoder(&config);
+	assert_non_null(dec);
+	ip = 0xdead;
+	status = pt_qry_sync_backward(dec, &ip);
+	assert_true(status >= 0);
+	assert_true(ip == 0);
+	pt_qry_free_decoder(dec);
+}
+
 static void test_ovf(void **state)
 {
 	struct pt_packet packets[16];
@@ -332,6 +376,7 @@ int main(void)
 	        cmocka_unit_test(test_tnt_cache),
 	        cmocka_unit_test(test_evq),
 	        cmocka_unit_test(test_flow),
+	        cmocka_unit_test(test_sync_no_ip),
 	        cmocka_unit_test(test_ovf),
 	        cmocka_unit_test(test_api),
 	};
