@@ -1495,8 +1495,9 @@ extern pt_export void pt_iscache_free(struct pt_image_section_cache *iscache);
  *
  * A section that no decoder uses any more stays mapped while the bytes of
  * all such kept sections fit in @limit; beyond that the least recently used
- * ones are unmapped first.  0 keeps nothing (the default).  Returns 0 or
- * -pte_invalid for a NULL @iscache. */
+ * ones are unmapped first.  0 keeps nothing; the default is no limit (as in
+ * libipt: what was mapped stays mapped until the cache is freed).  Returns
+ * 0 or -pte_invalid for a NULL @iscache. */
 extern pt_export int
 pt_iscache_set_limit(struct pt_image_section_cache *iscache, uint64_t limit);
 
@@ -1521,13 +1522,14 @@ extern pt_export int pt_iscache_add_file(struct pt_image_section_cache *iscache,
 /** Copy up to @size bytes at @vaddr of the section @isid of @iscache into
  * @buffer.
  *
- * A read stops at the end of the section (and is never split: the whole
- * rest of the section is copied if @size asks for it).  Maps the section
- * for the copy; afterwards it stays mapped only if it is in use or within
- * the limit (pt_iscache_set_limit()).  Returns the number of bytes
- * copied or: -pte_invalid for a NULL argument or a zero @size, -pte_bad_image
- * if @iscache has no section @isid, -pte_nomap if @vaddr is not in it, or an
- * error from mapping the file (-pte_bad_file, -pte_nomem). */
+ * A read stops at the end of the section and copies at most 65535 bytes
+ * (as libipt; call again for more).  Maps the section for the copy;
+ * afterwards it stays mapped only if it is in use or within the limit
+ * (pt_iscache_set_limit()).  Returns the number of bytes copied or:
+ * -pte_invalid for a NULL argument or a zero @size, -pte_bad_image if
+ * @iscache has no section @isid or its file changed since it was added,
+ * -pte_nomap if @vaddr is not in it, or an error from mapping the file
+ * (-pte_bad_file, -pte_nomem). */
 extern pt_export int pt_iscache_read(struct pt_image_section_cache *iscache,
                                      uint8_t *buffer, uint64_t size, int isid,
                                      uint64_t vaddr);

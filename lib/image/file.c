@@ -11,14 +11,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int ptd_file_size(const char *filename, uint64_t *size)
+int ptd_file_stat(const char *filename, uint64_t *size, int64_t *mtime)
 {
 	struct stat st;
 
 	if (stat(filename, &st) != 0 || st.st_size < 0)
 		return -pte_invalid;
 	*size = (uint64_t)st.st_size;
+	if (mtime)
+		*mtime = (int64_t)st.st_mtime;
 	return 0;
+}
+
+int ptd_file_size(const char *filename, uint64_t *size)
+{
+	return ptd_file_stat(filename, size, NULL);
 }
 
 /* Read @size bytes at @offset of @fd into @buf.  Returns 0 or -1. */
@@ -39,8 +46,8 @@ static int ptd_read_all(int fd, uint8_t *buf, size_t size, uint64_t offset)
 }
 
 int ptd_file_map(const char *filename, uint64_t offset, uint64_t size,
-                 const uint8_t **data, void **base, size_t *len,
-                 enum ptd_map_kind *kind)
+                 uint64_t fsize, int64_t mtime, const uint8_t **data,
+                 void **base, size_t *len, enum ptd_map_kind *kind)
 {
 	uint64_t page, skip;
 	struct stat st;
@@ -52,16 +59,23 @@ int ptd_file_map(const char *filename, uint64_t offset, uint64_t size,
 		return -pte_internal;
 	if (size > SIZE_MAX || offset > (uint64_t)INT64_MAX)
 		return -pte_bad_file;
+	/* A file that is gone is not the traced code either (libipt 2.0.5
+	 * says -pte_bad_image for it, too). */
 	fd = open(filename, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -pte_bad_file;
-	/* The file may have changed since the section was made: mapping
-	 * beyond its end would fault on access. */
-	if (fstat(fd, &st) != 0 || st.st_size < 0 ||
+		return -pte_bad_image;
+	if (fstat(fd, &st) != 0 || st.st_size < 0) {
+		close(fd);
+		return -pte_bad_image;
+	}
+	/* The file changed since the section was made (a rebuilt binary):
+	 * its bytes are not the traced code, as libipt says.  (Mapping
+	 * beyond the end of a shorter one would also fault on access.) */
+	if ((uint64_t)st.st_size != fsize || (int64_t)st.st_mtime != mtime ||
 	    (uint64_t)st.st_size < offset ||
 	    (uint64_t)st.st_size - offset < size) {
 		close(fd);
-		return -pte_bad_file;
+		return -pte_bad_image;
 	}
 
 	pagesize = sysconf(_SC_PAGESIZE);

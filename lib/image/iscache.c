@@ -27,6 +27,9 @@ struct pt_image_section_cache *pt_iscache_alloc(const char *name)
 	}
 	if (pthread_mutex_init(&core->lock, NULL) != 0)
 		goto fail;
+	/* No limit until the user sets one, as in libipt: what was mapped
+	 * stays mapped until the cache is freed. */
+	core->limit = UINT64_MAX;
 	atomic_init(&core->refs, 1);
 	iscache->core = core;
 	return iscache;
@@ -293,8 +296,10 @@ int pt_iscache_read(struct pt_image_section_cache *iscache, uint8_t *buffer,
 	if (errcode >= 0) {
 		if (size > sec->size - delta)
 			size = sec->size - delta;
-		if (size > INT_MAX)
-			size = INT_MAX;
+		/* At most 64 KiB - 1 per call, as libipt (its header allows a
+		 * short read). */
+		if (size > UINT16_MAX)
+			size = UINT16_MAX;
 		memcpy(buffer, data + delta, (size_t)size);
 		ptd_section_unmap(sec);
 		errcode = (int)size;

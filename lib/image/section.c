@@ -39,11 +39,12 @@ int ptd_section_new_file(struct ptd_section **psec, const char *filename,
 {
 	struct ptd_section *sec;
 	uint64_t fsize;
+	int64_t mtime;
 	int errcode;
 
 	if (!psec || !filename)
 		return -pte_internal;
-	errcode = ptd_file_size(filename, &fsize);
+	errcode = ptd_file_stat(filename, &fsize, &mtime);
 	if (errcode < 0)
 		return errcode;
 	if (offset >= fsize)
@@ -60,6 +61,8 @@ int ptd_section_new_file(struct ptd_section **psec, const char *filename,
 		return -pte_nomem;
 	}
 	sec->offset = offset;
+	sec->file_size = fsize;
+	sec->file_mtime = mtime;
 	if (core) {
 		sec->lock = &core->lock;
 		sec->core = core;
@@ -225,6 +228,7 @@ int ptd_section_map(struct ptd_section *sec, const uint8_t **data)
 		return -pte_bad_lock;
 	if (!root->data)
 		errcode = ptd_file_map(root->filename, root->offset, root->size,
+		                       root->file_size, root->file_mtime,
 		                       &root->data, &root->map_base,
 		                       &root->map_len, &root->map_kind);
 	if (errcode >= 0) {

@@ -74,9 +74,13 @@ struct ptd_section {
 	struct ptd_section *root;
 	uint64_t delta;
 
-	/* A file root: the file name and the offset of the range in it. */
+	/* A file root: the file name and the offset of the range in it, and
+	 * the file's size and change time when the section was made (a file
+	 * that changed after that is not mapped: -pte_bad_image). */
 	char *filename;
 	uint64_t offset;
+	uint64_t file_size;
+	int64_t file_mtime;
 
 	/* A memory root: the bytes, and the copy it owns (or NULL). */
 	const uint8_t *mem;

@@ -4,11 +4,14 @@
  * memory buffers, and the flow layer's lookups (image.h). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -531,6 +534,8 @@ static void test_lazy_map(void **state)
 	struct ptd_section *sec;
 	struct ptd_ti_dir dir;
 	struct ptd_msec msec;
+	struct timespec times[2];
+	struct stat st;
 	const char *a, *gone;
 	uint64_t gen;
 
@@ -549,24 +554,36 @@ static void test_lazy_map(void **state)
 	assert_int_equal(ptd_image_generation(image), gen);
 	check_bytes(image, NULL, 0x87f0, 1, 0x27f1, 16);
 
-	/* A file that is gone (or shorter) when it is first used. */
+	/* A file that is gone when it is first used, or that changed since
+	 * it was added (another size or change time: a rebuilt binary):
+	 * -pte_bad_image, as libipt says; it is tried again at the next
+	 * lookup. */
 	assert_int_equal(pt_image_add_file(image, gone, 0, 0x100, NULL, 0x9000),
 	                 0);
 	assert_true(ptd_image_generation(image) != gen);
+	assert_int_equal(stat(gone, &st), 0);
 	assert_int_equal(unlink(gone), 0);
 	assert_int_equal(ptd_image_find(image, &msec, NULL, 0x9000),
-	                 -pte_bad_file);
+	                 -pte_bad_image);
 	{
 		uint8_t buf[4];
 
 		assert_int_equal(
 		        ptd_image_read_memory(image, buf, 4, NULL, 0x9000),
-		        -pte_bad_file);
+		        -pte_bad_image);
 	}
 	ptd_ti_file(&dir, "gone", 2, 0x80);
 	assert_int_equal(ptd_image_find(image, &msec, NULL, 0x9000),
-	                 -pte_bad_file);
+	                 -pte_bad_image);
 	ptd_ti_file(&dir, "gone", 3, 0x100);
+	times[0].tv_sec = times[1].tv_sec = st.st_mtime + 10;
+	times[0].tv_nsec = times[1].tv_nsec = 0;
+	assert_int_equal(utimensat(AT_FDCWD, gone, times, 0), 0);
+	assert_int_equal(ptd_image_find(image, &msec, NULL, 0x9000),
+	                 -pte_bad_image);
+	/* The size and change time it had: taken (as by libipt). */
+	times[0].tv_sec = times[1].tv_sec = st.st_mtime;
+	assert_int_equal(utimensat(AT_FDCWD, gone, times, 0), 0);
 	check_bytes(image, NULL, 0x9000, 3, 0, 16);
 
 	pt_image_free(image);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -118,13 +119,34 @@ static void test_read(void **state)
 	        pt_iscache_read(iscache, buf, UINT64_MAX, isid, 0x131f), 1);
 	assert_int_equal(buf[0], ptd_ti_byte(1, 899));
 
+	/* At most 65535 bytes per read, as libipt. */
+	{
+		uint8_t *big = malloc(0x12000);
+		int bid;
+
+		assert_non_null(big);
+		bid = pt_iscache_add_file(iscache,
+		                          ptd_ti_file(&dir, "big", 2, 0x12000),
+		                          0, 0x12000, 0x100000);
+		assert_true(bid > 0);
+		assert_int_equal(
+		        pt_iscache_read(iscache, big, 0x12000, bid, 0x100000),
+		        0xffff);
+		assert_int_equal(big[0xfffe], ptd_ti_byte(2, 0xfffe));
+		assert_int_equal(
+		        pt_iscache_read(iscache, big, 0x12000, bid, 0x10ffff),
+		        0x12000 - 0xffff);
+		free(big);
+	}
+
 	assert_int_equal(pt_iscache_read(NULL, buf, 1, isid, 0x1000),
 	                 -pte_invalid);
 	assert_int_equal(pt_iscache_read(iscache, NULL, 1, isid, 0x1000),
 	                 -pte_invalid);
 	assert_int_equal(pt_iscache_read(iscache, buf, 0, isid, 0x1000),
 	                 -pte_invalid);
-	assert_int_equal(pt_iscache_read(iscache, buf, 1, isid + 1, 0x1000),
+	/* (isid + 1 is the big section.) */
+	assert_int_equal(pt_iscache_read(iscache, buf, 1, isid + 2, 0x1000),
 	                 -pte_bad_image);
 	assert_int_equal(pt_iscache_read(iscache, buf, 1, 0, 0x1000),
 	                 -pte_bad_image);
@@ -159,7 +181,12 @@ static void test_limit(void **state)
 	assert_true(s1 > 0 && s2 > 0 && s3 > 0 && big > 0);
 	assert_int_equal(pt_iscache_set_limit(NULL, 1), -pte_invalid);
 
-	/* No limit: nothing stays mapped. */
+	/* No limit (the default, as in libipt): what was read stays
+	 * mapped; a limit of 0 keeps nothing. */
+	assert_false(is_mapped(iscache, s1));
+	assert_int_equal(pt_iscache_read(iscache, buf, 4, s1, 0x10000), 4);
+	assert_true(is_mapped(iscache, s1));
+	assert_int_equal(pt_iscache_set_limit(iscache, 0), 0);
 	assert_false(is_mapped(iscache, s1));
 	assert_int_equal(pt_iscache_read(iscache, buf, 4, s1, 0x10000), 4);
 	assert_false(is_mapped(iscache, s1));
