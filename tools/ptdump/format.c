@@ -126,7 +126,9 @@ static int ptdump_format_mode(struct ptdump_line *line,
 	return 0;
 }
 
-/* The wake reason of a PWRX: exactly one of the three bits should be set. */
+/* The wake reason of a PWRX: exactly one of the three bits should be set.
+ * (" st" and " hw" have the leading space of libipt's ptdump, which lines
+ * them up with "int" and "bad".) */
 static const char *ptdump_pwrx_reason(const struct pt_packet_pwrx *pwrx)
 {
 	unsigned n = (unsigned)pwrx->interrupt + (unsigned)pwrx->store +
@@ -136,7 +138,7 @@ static const char *ptdump_pwrx_reason(const struct pt_packet_pwrx *pwrx)
 		return "bad";
 	if (pwrx->interrupt)
 		return "int";
-	return pwrx->store ? "st" : "hw";
+	return pwrx->store ? " st" : " hw";
 }
 
 /* C-states are encoded as the state number minus one, modulo 16. */
@@ -176,7 +178,8 @@ static void ptdump_format_trig(struct ptdump_line *line,
 	char *field = line->payload;
 	size_t size = sizeof(line->payload);
 
-	(void)ptdump_line_set(field, size, "%x", (unsigned)trig->trbv);
+	/* (The trigger bits in two digits, as libipt's ptdump and ptxed.) */
+	(void)ptdump_line_set(field, size, "%02x", (unsigned)trig->trbv);
 	if (trig->ip)
 		ptdump_list_add(field, size, "ip");
 	if (trig->mult)
