@@ -44,6 +44,14 @@ $ptxed --insn-decoder --elf "$dir/code64.elf" $pt >"$dir/elf64.txt"
 check "--elf (ELF64) differs from --raw" "$dir/raw.txt" "$dir/elf64.txt"
 $ptxed --insn-decoder --elf "$dir/pic64.elf:$base" $pt >"$dir/pic.txt"
 check "--elf <file>:<base> differs from --raw" "$dir/raw.txt" "$dir/pic.txt"
+# As libipt's ptxed: a --raw range past the end of the file is cut there,
+# and --elf <file>:0 is no relocation.
+$ptxed --insn-decoder --raw "$dir/code.bin:0-0x10000000:$base" $pt \
+	>"$dir/rawcut.txt"
+check "--raw with a range past the end differs from --raw" "$dir/raw.txt" \
+	"$dir/rawcut.txt"
+$ptxed --insn-decoder --elf "$dir/code64.elf:0" $pt >"$dir/elf0.txt"
+check "--elf <file>:0 differs from --raw" "$dir/raw.txt" "$dir/elf0.txt"
 if [ -f "$dir/code32.elf" ]; then
 	$ptxed --insn-decoder --elf "$dir/code32.elf" $pt >"$dir/elf32.txt"
 	check "--elf (ELF32) differs from --raw" "$dir/raw.txt" "$dir/elf32.txt"
@@ -129,6 +137,12 @@ if [ -s "$dir/out" ]; then
 	head -5 "$dir/out"
 	fail=1
 fi
+# An ELF file cut short: its segment is cut at the end of the file, with a
+# warning, and ptxed decodes on (status 0), as libipt's does.
+size=$(wc -c <"$dir/code64.elf")
+head -c $((size - 16)) "$dir/code64.elf" >"$dir/cut.elf"
+expect_stderr 0 "warning: .*cut\.elf: segment .* extends beyond the end of the file; cut there" \
+	--elf "$dir/cut.elf" $pt
 # A trace with PSBs has no such warning.
 $ptxed $raw $pt >/dev/null 2>"$dir/err"
 if grep -q "no PSB" "$dir/err"; then

@@ -197,11 +197,13 @@ int ptxed_load_raw(struct pt_image_section_cache *iscache,
 	}
 	if (ptxed_file_size(arg, &fsize, prog) < 0)
 		return -1;
-	if (fsize <= offset || (size && fsize - offset < size)) {
+	if (fsize <= offset) {
 		fprintf(stderr, "%s: bad range in %s.\n", prog, arg);
 		return -1;
 	}
-	if (!size)
+	/* A range past the end of the file is cut there, as libipt's ptxed
+	 * does (a page-sized window over a shorter dump, say). */
+	if (!size || fsize - offset < size)
 		size = fsize - offset;
 	return ptxed_add_section(iscache, image, arg, offset, size, base, prog,
 	                         verbose);

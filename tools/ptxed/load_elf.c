@@ -112,14 +112,26 @@ static int ptxed_elf_segments(FILE *file, const char *name, uint64_t fsize,
 		}
 		if (type != PT_LOAD || !seg.filesz)
 			continue;
-		if (seg.offset > fsize || seg.filesz > fsize - seg.offset) {
+		/* As libipt's ptxed: a segment past the end of the file is
+		 * left out, one that reaches beyond it is cut there (a
+		 * truncated core file, say), with a warning. */
+		if (seg.offset >= fsize) {
 			fprintf(stderr,
-			        "%s: %s: segment %" PRIu64
+			        "%s: warning: %s: segment %" PRIu64
 			        " (program header at offset 0x%" PRIx64
-			        ") extends beyond the end of the file.\n",
+			        ") lies beyond the end of the file; "
+			        "left out.\n",
 			        prog, name, i, at);
-			free(segs);
-			return -1;
+			continue;
+		}
+		if (seg.filesz > fsize - seg.offset) {
+			fprintf(stderr,
+			        "%s: warning: %s: segment %" PRIu64
+			        " (program header at offset 0x%" PRIx64
+			        ") extends beyond the end of the file; "
+			        "cut there.\n",
+			        prog, name, i, at);
+			seg.filesz = fsize - seg.offset;
 		}
 		segs[n++] = seg;
 	}
@@ -143,7 +155,7 @@ int ptxed_load_elf(struct pt_image_section_cache *iscache,
 {
 	struct ptxed_segment *segs = NULL;
 	uint64_t fsize, low = UINT64_MAX, shift = 0;
-	int n, i, err = 0;
+	int n, i, added = 0;
 	FILE *file;
 
 	file = fopen(name, "rb");
@@ -163,20 +175,23 @@ int ptxed_load_elf(struct pt_image_section_cache *iscache,
 	fclose(file);
 	if (n < 0)
 		return -1;
-	if (!n) {
-		fprintf(stderr, "%s: %s: no loadable segment.\n", prog, name);
-		free(segs);
-		return -1;
-	}
 	for (i = 0; i < n; ++i)
 		if (segs[i].vaddr < low)
 			low = segs[i].vaddr;
-	if (has_base)
+	/* A base of 0 is no base, as in libipt's ptxed. */
+	if (has_base && base)
 		shift = base - low;
-	for (i = 0; i < n && !err; ++i)
-		err = ptxed_add_section(iscache, image, name, segs[i].offset,
-		                        segs[i].filesz, segs[i].vaddr + shift,
-		                        prog, verbose);
+	/* A segment that cannot be added is left out (the error is
+	 * printed), as libipt's ptxed does. */
+	for (i = 0; i < n; ++i)
+		if (ptxed_add_section(iscache, image, name, segs[i].offset,
+		                      segs[i].filesz, segs[i].vaddr + shift,
+		                      prog, verbose) == 0)
+			added += 1;
 	free(segs);
-	return err;
+	if (!added)
+		fprintf(stderr,
+		        "%s: warning: %s: did not find any loadable segment.\n",
+		        prog, name);
+	return 0;
 }
