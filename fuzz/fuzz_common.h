@@ -128,9 +128,11 @@ static inline unsigned fuzz_tnt8_byte(const struct pt_packet *p)
 	return (unsigned)((raw << 1) & 0xff);
 }
 
-/* What encoding @p must give by the SDM's rules: its size, or the
- * negative error for a packet that cannot be encoded.  @bip_size is the
- * BIP payload size of the enclosing BBP block, 0 outside one. */
+/* What encoding @p must give by the SDM's rules and libipt's encoder's:
+ * its size, or the negative error for a packet that cannot be encoded
+ * (fields wider than the packet's are cut, as libipt's encoder cuts them;
+ * see fuzz_reserve_size() for a buffer that is too small).  @bip_size is
+ * the BIP payload size of the enclosing BBP block, 0 outside one. */
 static inline int fuzz_expected_encoding(const struct pt_packet *p,
                                          unsigned bip_size)
 {
@@ -153,7 +155,7 @@ static inline int fuzz_expected_encoding(const struct pt_packet *p,
 	case ppt_fup: {
 		int n = fuzz_ip_bytes((unsigned)p->payload.ip.ipc);
 
-		return n < 0 ? bad : 1 + n;
+		return n < 0 ? -pte_invalid : 1 + n;
 	}
 	case ppt_tnt_8:
 		if (p->payload.tnt.bit_size < 1 ||
@@ -170,7 +172,7 @@ static inline int fuzz_expected_encoding(const struct pt_packet *p,
 		if (p->payload.tnt.bit_size < 1 ||
 		    p->payload.tnt.bit_size > 47 ||
 		    !fuzz_fits(p->payload.tnt.payload, p->payload.tnt.bit_size))
-			return bad;
+			return -pte_invalid;
 		return 8;
 	case ppt_mode:
 		if (p->payload.mode.leaf != pt_mol_exec &&
@@ -178,19 +180,13 @@ static inline int fuzz_expected_encoding(const struct pt_packet *p,
 			return bad;
 		return 2;
 	case ppt_pip:
-		if ((p->payload.pip.cr3 & 0x1f) ||
-		    !fuzz_fits(p->payload.pip.cr3, 52))
-			return bad;
 		return 8;
 	case ppt_vmcs:
-		if ((p->payload.vmcs.base & 0xfff) ||
-		    !fuzz_fits(p->payload.vmcs.base, 52))
-			return bad;
 		return 7;
 	case ppt_cbr:
 		return 4;
 	case ppt_tsc:
-		return fuzz_fits(p->payload.tsc.tsc, 56) ? 8 : bad;
+		return 8;
 	case ppt_tma:
 		return p->payload.tma.fc <= 0x1ff ? 7 : bad;
 	case ppt_mtc:
@@ -205,24 +201,20 @@ static inline int fuzz_expected_encoding(const struct pt_packet *p,
 	case ppt_mwait:
 		return 10;
 	case ppt_pwre:
-		if (p->payload.pwre.state > 15 ||
-		    p->payload.pwre.sub_state > 15)
-			return bad;
 		return 4;
 	case ppt_pwrx:
-		if (p->payload.pwrx.last > 15 || p->payload.pwrx.deepest > 15)
-			return bad;
 		return 7;
 	case ppt_ptw:
-		if (p->payload.ptw.plc > 1 ||
-		    !fuzz_fits(p->payload.ptw.payload,
-		               p->payload.ptw.plc ? 64 : 32))
+		/* (pt_ptw_size()'s errors.) */
+		if (p->payload.ptw.plc > 3)
+			return -pte_internal;
+		if (p->payload.ptw.plc > 1)
 			return bad;
 		return p->payload.ptw.plc ? 10 : 6;
 	case ppt_cfe:
-		return (unsigned)p->payload.cfe.type <= 0x1f ? 4 : bad;
+		return 4;
 	case ppt_evd:
-		return (unsigned)p->payload.evd.type <= 0x1f ? 11 : bad;
+		return 11;
 	case ppt_trig:
 		return p->payload.trig.icntv ? 5 : 3;
 	case ppt_bbp:
@@ -237,6 +229,48 @@ static inline int fuzz_expected_encoding(const struct pt_packet *p,
 		break;
 	}
 	return -pte_bad_opc;
+}
+
+/* The size libipt's encoder checks there is room for before it looks at
+ * @p's payload (so that a bad packet that would not fit either is
+ * -pte_eos), or 0 where it looks at the payload first. */
+static inline int fuzz_reserve_size(const struct pt_packet *p)
+{
+	switch (p->type) {
+	case ppt_pad:
+		return 1;
+	case ppt_psb:
+		return 16;
+	case ppt_psbend:
+	case ppt_ovf:
+	case ppt_stop:
+	case ppt_mtc:
+	case ppt_mode:
+	case ppt_exstop:
+		return 2;
+	case ppt_tnt_64:
+	case ppt_pip:
+	case ppt_tsc:
+		return 8;
+	case ppt_cbr:
+	case ppt_cfe:
+		return 4;
+	case ppt_tma:
+	case ppt_vmcs:
+	case ppt_pwrx:
+		return 7;
+	case ppt_mnt:
+	case ppt_evd:
+		return 11;
+	case ppt_mwait:
+		return 10;
+	case ppt_pwre:
+		return 4;
+	case ppt_trig:
+		return p->payload.trig.icntv ? 5 : 3;
+	default:
+		return 0;
+	}
 }
 
 /* The BIP size after @p, given the one before it. */

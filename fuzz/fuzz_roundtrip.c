@@ -228,6 +228,40 @@ static void normalize(struct pt_packet *p, int size)
 		        p->payload.ip.ip,
 		        8u * (unsigned)fuzz_ip_bytes(p->payload.ip.ipc));
 		break;
+	/* The fields wider than the packet's are cut, as libipt's encoder
+	 * cuts them. */
+	case ppt_pip:
+		p->payload.pip.cr3 =
+		        mask_bits(p->payload.pip.cr3, 52) & ~UINT64_C(0x1f);
+		break;
+	case ppt_vmcs:
+		p->payload.vmcs.base =
+		        mask_bits(p->payload.vmcs.base, 52) & ~UINT64_C(0xfff);
+		break;
+	case ppt_tsc:
+		p->payload.tsc.tsc = mask_bits(p->payload.tsc.tsc, 56);
+		break;
+	case ppt_pwre:
+		p->payload.pwre.state &= 0xf;
+		p->payload.pwre.sub_state &= 0xf;
+		break;
+	case ppt_pwrx:
+		p->payload.pwrx.last &= 0xf;
+		p->payload.pwrx.deepest &= 0xf;
+		break;
+	case ppt_ptw:
+		if (!p->payload.ptw.plc)
+			p->payload.ptw.payload =
+			        mask_bits(p->payload.ptw.payload, 32);
+		break;
+	case ppt_cfe:
+		p->payload.cfe.type = (enum pt_cfe_type)(
+		        (unsigned)p->payload.cfe.type & 0x1f);
+		break;
+	case ppt_evd:
+		p->payload.evd.type = (enum pt_evd_type)(
+		        (unsigned)p->payload.evd.type & 0x1f);
+		break;
 	default:
 		break;
 	}
@@ -352,7 +386,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		describe(&r, &p, bip_size);
 		want = fuzz_expected_encoding(&p, bip_size);
-		if (want > 0 && (size_t)want > cap - (size_t)offset)
+		if ((size_t)fuzz_reserve_size(&p) > cap - (size_t)offset ||
+		    (want > 0 && (size_t)want > cap - (size_t)offset))
 			want = -pte_eos;
 
 		FUZZ_CHECK(pt_enc_get_offset(encoder, &before) == 0 &&

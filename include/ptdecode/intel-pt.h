@@ -709,13 +709,20 @@ pt_enc_get_config(const struct pt_encoder *encoder);
 
 /** Write @packet at the current position and advance past it.
  *
- * @packet->size is ignored.  Returns the number of bytes written, or:
- * -pte_invalid for a NULL argument, -pte_bad_opc for an unknown packet type
- * (including ppt_invalid and ppt_unknown), -pte_bad_packet for a payload that
- * cannot be encoded (e.g. a TNT of 0 or too many bits, a reserved IP
- * compression, a CR3 with low bits set, a CYC above 61 bits, a BIP outside
- * a BBP block or a TNT-8 inside one that would read as a BIP), and
- * -pte_eos if the packet does not fit.  On error nothing is written. */
+ * @packet->size is ignored.  Fields wider than the packet's are cut, as
+ * libipt's encoder cuts them (CR3 to bits 51:5, a VMCS base to bits 51:12,
+ * a TSC to 56 bits, C-states to 4 bits, a 4-byte PTWRITE payload to 32
+ * bits, CFE and EVD types to 5 bits; IP payloads to the bytes the IP
+ * compression carries).  Returns the number of bytes written, or:
+ * -pte_invalid for a NULL argument, a reserved IP compression or a bad
+ * TNT-64; -pte_bad_opc for an unknown packet type (including ppt_invalid
+ * and ppt_unknown); -pte_bad_packet for a payload that cannot be encoded
+ * (a TNT-8 of 0 or more than 6 bits or with outcomes beyond them, a TMA
+ * FastCounter above 9 bits, an unknown MODE leaf, a reserved PTWRITE size,
+ * a CYC above 61 bits, a BIP outside a BBP block or a TNT-8 inside one that
+ * would read as a BIP); -pte_internal for a PTWRITE size above 3 (as
+ * pt_ptw_size()); and -pte_eos if the packet does not fit (for a packet of
+ * fixed size, checked first, as in libipt).  On error nothing is written. */
 extern pt_export int pt_enc_next(struct pt_encoder *encoder,
                                  const struct pt_packet *packet);
 

@@ -126,7 +126,7 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 		int n;
 
 		if (ipc > 7 || size[ipc] < 0)
-			return -pte_bad_packet;
+			return -pte_invalid;
 		n = size[ipc];
 		buf[0] = (uint8_t)(opc | (ipc << 5));
 		ptd_put_le(buf + 1, pkt->payload.ip.ip, (unsigned)n);
@@ -138,11 +138,17 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 		unsigned bits = pkt->payload.tnt.bit_size;
 		uint64_t raw;
 
+		/* (libipt's error codes: -pte_bad_packet for a TNT-8,
+		 * -pte_invalid for a TNT-64.  Unlike libipt, no packet
+		 * without outcomes and no payload wider than its bits: the
+		 * bytes would not decode to the packet.) */
 		if (pkt->type == ppt_tnt_8 ? (bits < 1 || bits > 6)
 		                           : (bits < 1 || bits > 47))
-			return -pte_bad_packet;
+			return pkt->type == ppt_tnt_8 ? -pte_bad_packet
+			                              : -pte_invalid;
 		if (!ptd_fits(pkt->payload.tnt.payload, bits))
-			return -pte_bad_packet;
+			return pkt->type == ppt_tnt_8 ? -pte_bad_packet
+			                              : -pte_invalid;
 		raw = pkt->payload.tnt.payload | (UINT64_C(1) << bits);
 		if (pkt->type == ppt_tnt_8) {
 			/* Inside a PEBS block, xxxxx100b is a BIP. */
@@ -191,10 +197,10 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 	}
 
 	case ppt_pip: {
+		/* Bits 51:5 of CR3, as libipt (the others are not in the
+		 * packet: PCID bits, say). */
 		uint64_t cr3 = pkt->payload.pip.cr3;
 
-		if ((cr3 & 0x1f) || !ptd_fits(cr3, 52))
-			return -pte_bad_packet;
 		buf[0] = ext;
 		buf[1] = PTD_EXT_PIP;
 		ptd_put_le(buf + 2, ((cr3 >> 5) << 1) | pkt->payload.pip.nr, 6);
@@ -202,8 +208,7 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 	}
 
 	case ppt_tsc:
-		if (!ptd_fits(pkt->payload.tsc.tsc, 56))
-			return -pte_bad_packet;
+		/* The low 56 bits, as libipt. */
 		buf[0] = PTD_OPC_TSC;
 		ptd_put_le(buf + 1, pkt->payload.tsc.tsc, 7);
 		return PTD_PS_TSC;
@@ -251,9 +256,7 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 	}
 
 	case ppt_vmcs:
-		if ((pkt->payload.vmcs.base & 0xfff) ||
-		    !ptd_fits(pkt->payload.vmcs.base, 52))
-			return -pte_bad_packet;
+		/* Bits 51:12 of the base, as libipt. */
 		buf[0] = ext;
 		buf[1] = PTD_EXT_VMCS;
 		ptd_put_le(buf + 2, pkt->payload.vmcs.base >> 12, 5);
@@ -280,24 +283,19 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 		return PTD_PS_MWAIT;
 
 	case ppt_pwre:
-		if (pkt->payload.pwre.state > 0xf ||
-		    pkt->payload.pwre.sub_state > 0xf)
-			return -pte_bad_packet;
+		/* (The 4-bit fields masked, as libipt.) */
 		buf[0] = ext;
 		buf[1] = PTD_EXT_PWRE;
 		buf[2] = pkt->payload.pwre.hw ? PTD_PWRE_HW : 0;
-		buf[3] = (uint8_t)((pkt->payload.pwre.state << 4) |
-		                   pkt->payload.pwre.sub_state);
+		buf[3] = (uint8_t)(((pkt->payload.pwre.state & 0xf) << 4) |
+		                   (pkt->payload.pwre.sub_state & 0xf));
 		return PTD_PS_PWRE;
 
 	case ppt_pwrx:
-		if (pkt->payload.pwrx.last > 0xf ||
-		    pkt->payload.pwrx.deepest > 0xf)
-			return -pte_bad_packet;
 		buf[0] = ext;
 		buf[1] = PTD_EXT_PWRX;
-		buf[2] = (uint8_t)((pkt->payload.pwrx.last << 4) |
-		                   pkt->payload.pwrx.deepest);
+		buf[2] = (uint8_t)(((pkt->payload.pwrx.last & 0xf) << 4) |
+		                   (pkt->payload.pwrx.deepest & 0xf));
 		buf[3] =
 		        (uint8_t)((pkt->payload.pwrx.interrupt ? PTD_PWRX_WR_INT
 		                                               : 0) |
@@ -310,13 +308,12 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 
 	case ppt_ptw: {
 		uint8_t plc = pkt->payload.ptw.plc;
-		int n;
+		/* The error of a bad size is pt_ptw_size()'s; a payload is
+		 * cut to the size, as libipt does. */
+		int n = pt_ptw_size(plc);
 
-		if (plc > 1)
-			return -pte_bad_packet;
-		n = plc ? 8 : 4;
-		if (!ptd_fits(pkt->payload.ptw.payload, (unsigned)(8 * n)))
-			return -pte_bad_packet;
+		if (n < 0)
+			return n;
 		buf[0] = ext;
 		buf[1] = (uint8_t)(PTD_EXT_PTW | (plc << 5) |
 		                   (pkt->payload.ptw.ip ? 0x80 : 0));
@@ -325,21 +322,20 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 	}
 
 	case ppt_cfe:
-		if ((unsigned)pkt->payload.cfe.type > PTD_CFE_TYPE_MASK)
-			return -pte_bad_packet;
+		/* (The type masked to its bits, as libipt.) */
 		buf[0] = ext;
 		buf[1] = PTD_EXT_CFE;
-		buf[2] = (uint8_t)(pkt->payload.cfe.type |
+		buf[2] = (uint8_t)(((unsigned)pkt->payload.cfe.type &
+		                    PTD_CFE_TYPE_MASK) |
 		                   (pkt->payload.cfe.ip ? PTD_CFE_IP : 0));
 		buf[3] = pkt->payload.cfe.vector;
 		return PTD_PS_CFE;
 
 	case ppt_evd:
-		if ((unsigned)pkt->payload.evd.type > PTD_EVD_TYPE_MASK)
-			return -pte_bad_packet;
 		buf[0] = ext;
 		buf[1] = PTD_EXT_EVD;
-		buf[2] = (uint8_t)pkt->payload.evd.type;
+		buf[2] = (uint8_t)((unsigned)pkt->payload.evd.type &
+		                   PTD_EVD_TYPE_MASK);
 		ptd_put_le(buf + 3, pkt->payload.evd.payload, 8);
 		return PTD_PS_EVD;
 
@@ -390,6 +386,54 @@ static int ptd_encode(uint8_t *buf, const struct pt_packet *pkt,
 	return -pte_bad_opc;
 }
 
+/* The size of @pkt where libipt's encoder checks for room before it looks
+ * at the payload (so a packet with a bad payload that would not fit either
+ * is -pte_eos, as there), or 0. */
+static int ptd_enc_reserve(const struct pt_packet *pkt)
+{
+	switch (pkt->type) {
+	case ppt_pad:
+		return 1;
+	case ppt_psb:
+		return PTD_PS_PSB;
+	case ppt_psbend:
+	case ppt_ovf:
+	case ppt_stop:
+	case ppt_mtc:
+	case ppt_mode:
+	case ppt_exstop:
+		return 2;
+	case ppt_tnt_64:
+		return PTD_PS_TNT64;
+	case ppt_pip:
+		return PTD_PS_PIP;
+	case ppt_tsc:
+		return PTD_PS_TSC;
+	case ppt_cbr:
+		return PTD_PS_CBR;
+	case ppt_tma:
+		return PTD_PS_TMA;
+	case ppt_vmcs:
+		return PTD_PS_VMCS;
+	case ppt_mnt:
+		return PTD_PS_MNT;
+	case ppt_mwait:
+		return PTD_PS_MWAIT;
+	case ppt_pwre:
+		return PTD_PS_PWRE;
+	case ppt_pwrx:
+		return PTD_PS_PWRX;
+	case ppt_cfe:
+		return PTD_PS_CFE;
+	case ppt_evd:
+		return PTD_PS_EVD;
+	case ppt_trig:
+		return pkt->payload.trig.icntv ? PTD_PS_TRIG_ICNT : PTD_PS_TRIG;
+	default:
+		return 0;
+	}
+}
+
 int pt_enc_next(struct pt_encoder *encoder, const struct pt_packet *packet)
 {
 	uint8_t buf[PTD_PS_MAX];
@@ -398,6 +442,8 @@ int pt_enc_next(struct pt_encoder *encoder, const struct pt_packet *packet)
 
 	if (!encoder || !packet)
 		return -pte_invalid;
+	if (encoder->config.end - encoder->pos < ptd_enc_reserve(packet))
+		return -pte_eos;
 
 	bip_size = encoder->bip_size;
 	if (packet->type == ppt_psb || packet->type == ppt_ovf)
