@@ -107,6 +107,9 @@ expect_status 1 --page-dump "$dir/code.bin" $pt
 expect_status 1 --mtc-freq 256 $raw $pt
 expect_status 1 --filter:addr0_cfg 16 $raw $pt
 expect_status 0 --time-libipt $raw $pt
+# Numbers as libipt's ptxed reads them (strtoull(): -1 is the largest).
+expect_status 0 --filter:addr0_cfg 1 --filter:addr0_a 0 --filter:addr0_b -1 \
+	$raw $pt
 expect_status 1 $raw $pt --time-libipt
 expect_status 0 --cpu 6/85 --mtc-freq 3 --nom-freq 12 --cpuid-0x15.eax 2 \
 	--cpuid-0x15.ebx 100 --filter:addr0_cfg 1 --filter:addr0_a 0 \

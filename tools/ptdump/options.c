@@ -118,12 +118,19 @@ static int ptdump_option_number(uint64_t *value, uint64_t max, int *idx,
 	}
 	*idx += 1;
 
-	if (ptdump_parse_u64(arg, NULL, value) < 0) {
-		fprintf(err,
-		        "%s: %s: bad argument: %s (expected a non-negative "
-		        "number).\n",
-		        prog, option, arg);
-		return -1;
+	/* As libipt's ptdump, whatever strtoull() takes: a sign (-1 is the
+	 * largest value, a negative VMX TSC offset its two's complement)
+	 * and leading blanks included. */
+	{
+		char *end;
+
+		errno = 0;
+		*value = strtoull(arg, &end, 0);
+		if (errno || end == arg || *end) {
+			fprintf(err, "%s: %s: bad argument: %s.\n", prog,
+			        option, arg);
+			return -1;
+		}
 	}
 	if (*value > max) {
 		fprintf(err,

@@ -140,9 +140,11 @@ static int ptxed_number(uint64_t *value, uint64_t max, const char *option,
 		fprintf(stderr, "%s: %s: missing argument.\n", prog, option);
 		return 0;
 	}
+	/* As libipt's ptxed, whatever strtoull() takes (-1 is the largest
+	 * value; a sign and leading blanks are taken). */
 	errno = 0;
 	*value = strtoull(arg, &rest, 0);
-	if (errno || *rest || arg[0] == '-') {
+	if (errno || *rest || rest == arg) {
 		fprintf(stderr, "%s: %s: bad argument: %s.\n", prog, option,
 		        arg);
 		return 0;
