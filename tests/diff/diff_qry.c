@@ -1660,23 +1660,54 @@ static void count_diff(struct diff_kind *kinds, unsigned *n, unsigned cap,
  *   one), where ptdecode takes what it can and goes on, or fails no
  *   earlier;
  * - a PWRE event whose HW bit differs: ptdecode reads it where the Intel
- *   SDM puts it (bit 7 of the packet's byte 2), libipt 2.0.5 from bit 3. */
+ *   SDM puts it (bit 7 of the packet's byte 2), libipt 2.0.5 from bit 3;
+ * - a backward synchronization from a position @prev inside a PSB (one that
+ *   a corrupted packet before it overlaps): libipt's search, aligned to
+ *   the position, skips that PSB and goes to an earlier one, ptdecode's
+ *   takes it (the pt_pkt_sync_backward() row of the table). */
 enum doc_kind {
 	doc_none,
 	doc_later_packet,
 	doc_timing,
 	doc_pwre_hw,
+	doc_psb_inside,
 	doc_kinds
 };
 
 static const char *const doc_names[doc_kinds] = {
         "", "at packets of a later libipt", "at timing packets libipt rejects",
-        "in PWRE's HW bit"};
+        "in PWRE's HW bit", "backward from inside a PSB"};
+
+/* Whether a PSB starts in [@at - 16, @at) of @config's buffer, with @at
+ * inside or right after it. */
+static int psb_around(const struct pt_config *config, uint64_t at)
+{
+	const uint64_t size = (uint64_t)(config->end - config->begin);
+	uint64_t s;
+
+	for (s = at > 16 ? at - 16 : 0; s < at && s + 16 <= size; ++s) {
+		unsigned i;
+
+		for (i = 0; i < 16; i += 2)
+			if (config->begin[s + i] != 0x02 ||
+			    config->begin[s + i + 1] != 0x82)
+				break;
+		if (i == 16)
+			return 1;
+	}
+	return 0;
+}
 
 static enum doc_kind documented_diff(const struct pt_config *config,
-                                     const struct rec *a, const struct rec *b)
+                                     const struct rec *a, const struct rec *b,
+                                     const struct rec *prev)
 {
 	const int later = b->status >= 0 || b->offset >= a->offset;
+
+	if (sync_mode == sync_backward && a->kind == rec_sync &&
+	    b->kind == rec_sync && a->status >= 0 && b->status >= 0 && prev &&
+	    a->offset < prev->offset && psb_around(config, prev->offset))
+		return doc_psb_inside;
 
 	if (a->kind == rec_event && b->kind == rec_event && a->status >= 0 &&
 	    a->status == b->status && a->ev.type == ptev_pwre &&
@@ -1860,7 +1891,8 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 			        ls->differs ? ", differs" : "");
 		if (!ls->differs)
 			continue;
-		why = documented_diff(&config, &ls->ipt, &ls->ours);
+		why = documented_diff(&config, &ls->ipt, &ls->ours,
+		                      ls->nctx ? &ls->ctx[ls->nctx - 1] : NULL);
 		if (why != doc_none) {
 			documented[why]++;
 			if (verbose)
@@ -1892,7 +1924,7 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 	printf("diff_qry: %s: %u traces, %" PRIu64 " bytes, %" PRIu64
 	       " calls compared (%" PRIu64 " errors), %u traces differ, %u "
 	       "abandoned (libipt hung or crashed), %u cut short, %u differ "
-	       "as documented (%u %s, %u %s, %u %s)\n",
+	       "as documented (%u %s, %u %s, %u %s, %u %s)\n",
 	       corrupted && cut_end ? "--corrupt --cut"
 	       : corrupted          ? "--corrupt"
 	       : cut_end            ? "--cut"
@@ -1900,10 +1932,11 @@ static int run_corrupt(uint8_t *buf, uint64_t seed, unsigned traces,
 	       traces, total_bytes, total_calls, total_errors, diffs, abandoned,
 	       cut,
 	       documented[doc_later_packet] + documented[doc_timing] +
-	               documented[doc_pwre_hw],
+	               documented[doc_pwre_hw] + documented[doc_psb_inside],
 	       documented[doc_later_packet], doc_names[doc_later_packet],
 	       documented[doc_timing], doc_names[doc_timing],
-	       documented[doc_pwre_hw], doc_names[doc_pwre_hw]);
+	       documented[doc_pwre_hw], doc_names[doc_pwre_hw],
+	       documented[doc_psb_inside], doc_names[doc_psb_inside]);
 	if (sync_mode == sync_backward)
 		printf("diff_qry: %" PRIu64 " backward synchronizations where "
 		       "libipt returned 0 instead of the status flags "
