@@ -1345,7 +1345,7 @@ extern pt_export void pt_qry_free_decoder(struct pt_query_decoder *decoder);
  * and read its PSB+.
  *
  * Stores the IP at which tracing starts in @ip (if not NULL); when the PSB+
- * has none, sets pts_ip_suppressed in the result and leaves @ip alone.
+ * has none, sets pts_ip_suppressed in the result and stores 0 (as libipt).
  * Returns status flags (enum pt_status_flag) or: -pte_invalid for a NULL
  * @decoder, -pte_eos if there is no further PSB, or a decode error of the
  * PSB+ (-pte_bad_opc, -pte_bad_packet, -pte_bad_context). */

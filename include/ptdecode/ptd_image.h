@@ -71,7 +71,8 @@ extern pt_export int ptd_image_add_page_dump(struct pt_image *image,
  * (never beyond its end), or else through the image's read-memory callback,
  * as the flow decoders read code.  Returns the number of bytes copied (> 0)
  * or: -pte_invalid for a NULL @image or @buffer or a zero @size; -pte_nomap
- * if nothing holds @vaddr; an error from mapping a file (-pte_bad_file,
+ * if nothing holds @vaddr; an error from mapping a file (-pte_bad_image for
+ * one that is gone or changed since it was added, -pte_bad_file,
  * -pte_nomem) or from the callback. */
 extern pt_export int ptd_image_read_memory(struct pt_image *image,
                                            uint8_t *buffer, size_t size,

@@ -836,25 +836,29 @@ static int flow_check_ip_event(struct ptd_flow *flow,
 
 static int flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
 {
+	const int fresh = flow->fresh_sync, backward = how == 1;
 	int status;
 
-	if (how == 1 && flow->fresh_sync)
+	if (backward && fresh)
 		how = 3;
 	flow->fresh_sync = 0;
 	flow_reset(flow);
 	ptd_fmem_check(&flow->mem);
 	status = ptd_qsrc_sync(&flow->qs, how, offset, &flow->ip);
 	if (status < 0) {
-		/* (Before the first PSB: so is the next one.) */
-		if (how == 3 && status == -pte_eos)
-			flow->fresh_sync = 1;
+		/* No PSB (there): libipt's decoder stays where it was, so a
+		 * backward synchronization goes from there as before. */
+		if (status == -pte_eos)
+			flow->fresh_sync = fresh ? 1 : 0;
 		return status;
 	}
 	flow->status = status;
 	if (!(status & pts_ip_suppressed))
 		flow->enabled = 1;
 	status = flow_check_ip_event(flow, NULL);
-	if (status >= 0)
+	/* (Only a backward synchronization: libipt's forward ones read the
+	 * PSB+'s events as ours do.) */
+	if (status >= 0 && backward)
 		flow->fresh_sync = 1;
 	return status;
 }
@@ -1106,6 +1110,7 @@ static int flow_event(struct ptd_flow *flow, struct pt_event *uevent,
 
 int ptd_flow_event(struct ptd_flow *flow, struct pt_event *uevent, size_t size)
 {
-	flow->fresh_sync = 0;
+	/* (Fetching the events leaves fresh_sync: libipt's backward
+	 * synchronization announces none, and its decoder does not move.) */
 	return ptd_qsrc_result(&flow->qs, flow_event(flow, uevent, size));
 }

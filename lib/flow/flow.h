@@ -62,11 +62,13 @@ struct ptd_flow {
 	/* An Event Trace event of an asynchronous transfer was reported at
 	 * the current IP: its target comes as the next TIP. */
 	uint32_t et_branch : 1;
-	/* Synchronized, and the caller has asked for no instruction, block
-	 * or event since: a backward synchronization starts where the query
-	 * decoder's synchronization left it, as libipt's, whose flow
-	 * decoders read nothing more to synchronize (ours read the events
-	 * there), so that a loop of them goes back PSB by PSB. */
+	/* Synchronized backward, and the caller has asked for no
+	 * instruction or block since (events are fine): the next backward
+	 * synchronization starts where the query decoder's synchronization
+	 * left it, as libipt 2.0.5's, whose backward synchronization
+	 * announces no events and so reads nothing more (ours reads them),
+	 * so that a loop of them goes back PSB by PSB.  A forward or set
+	 * synchronization reads the PSB+'s events in libipt, too. */
 	uint32_t fresh_sync : 1;
 };
 

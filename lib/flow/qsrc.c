@@ -384,11 +384,11 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 		        pt_qry_get_sync_offset(qs->qry, &qs->sync_offset) >= 0;
 		qs->sync_at_known =
 		        pt_qry_get_offset(qs->qry, &qs->sync_at) >= 0;
-	} else if (how != 3 || status != -pte_eos) {
+	} else if (status != -pte_eos) {
 		qs->sync_at_known = 0;
 	}
-	/* (Else no PSB lay before: as in libipt, the next backward
-	 * synchronization from there says the same.) */
+	/* (Else no PSB lay there: as in libipt, the decoder stays where it
+	 * was for the next backward synchronization.) */
 	qsrc_pull_time(qs);
 	return status;
 }

@@ -254,6 +254,7 @@ void ptd_qry_consume(struct pt_query_decoder *decoder)
 int ptd_qry_walk_next(struct ptd_qry_walk *walk, struct pt_packet *packet,
                       uint64_t *offset, struct ptd_time_ahead *ahead)
 {
+	struct ptd_pkt_state before = walk->pstate;
 	int size;
 
 	if (offset)
@@ -269,9 +270,11 @@ int ptd_qry_walk_next(struct ptd_qry_walk *walk, struct pt_packet *packet,
 	/* SKD007: libipt 2.0.5's look-aheads read packets without the
 	 * work-around, which only its decoding of a CYC applies (here
 	 * ptd_qry_fetch()): to them the bytes of an OVF that replaced a CYC's
-	 * second byte are that 2-byte CYC. */
-	if (packet->type == ppt_ovf && size > packet->size)
+	 * second byte are that 2-byte CYC (which ends no PEBS block). */
+	if (packet->type == ppt_ovf && size > packet->size) {
+		walk->pstate = before;
 		size = ptd_pkt_cyc(packet, walk->pos, walk->config->end);
+	}
 	walk->pos += size;
 	if (ahead) {
 		ahead->pos = walk->pos;

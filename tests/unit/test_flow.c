@@ -1805,9 +1805,11 @@ static void test_image_change(void **state)
 }
 
 /* The sync offsets of @n pt_*_sync_backward() calls in a row (-1 for
- * -pte_eos) on a new instruction-flow (@blocks 0) or block decoder. */
-static void back_offsets(const uint8_t *buf, size_t size, int blocks,
-                         int64_t *out, int n)
+ * -pte_eos) on a new instruction-flow (@blocks 0) or block decoder; with
+ * @drain, the events after each are fetched; with @forward, that many
+ * pt_*_sync_forward() calls come first. */
+static void back_offsets(const uint8_t *buf, size_t size, int blocks, int drain,
+                         int forward, int64_t *out, int n)
 {
 	struct pt_config config;
 	struct pt_insn_decoder *id = NULL;
@@ -1822,6 +1824,9 @@ static void back_offsets(const uint8_t *buf, size_t size, int blocks,
 	else
 		id = pt_insn_alloc_decoder(&config);
 	assert_true(id || bd);
+	for (i = 0; i < forward; i++)
+		assert_true((blocks ? pt_blk_sync_forward(bd)
+		                    : pt_insn_sync_forward(id)) >= 0);
 	for (i = 0; i < n; i++) {
 		uint64_t off = 0;
 		int status = blocks ? pt_blk_sync_backward(bd)
@@ -1836,6 +1841,13 @@ static void back_offsets(const uint8_t *buf, size_t size, int blocks,
 		                        : pt_insn_get_sync_offset(id, &off),
 		                 0);
 		out[i] = (int64_t)off;
+		while (drain) {
+			struct pt_event ev;
+
+			if ((blocks ? pt_blk_event(bd, &ev, sizeof(ev))
+			            : pt_insn_event(id, &ev, sizeof(ev))) < 0)
+				break;
+		}
 	}
 	pt_insn_free_decoder(id);
 	pt_blk_free_decoder(bd);
@@ -1844,7 +1856,11 @@ static void back_offsets(const uint8_t *buf, size_t size, int blocks,
 /* A loop of backward synchronizations goes back PSB by PSB and ends with
  * -pte_eos before the first, as libipt's (until stop 25 ptdecode's flow
  * decoders, which read the PSB+ events to synchronize, found the same PSB
- * again and again; the same sequence from libipt 2.0.5's decoders). */
+ * again and again; the same sequence from libipt 2.0.5's decoders), also
+ * when the caller fetches the events after each (ptdecode's backward
+ * synchronization announces them, libipt 2.0.5's does not).  After a
+ * forward synchronization, which reads the PSB+'s events in both, the
+ * first backward one goes to that PSB again, as libipt's does. */
 static void test_sync_backward_loop(void **state)
 {
 	struct trace t = {0};
@@ -1863,12 +1879,21 @@ static void test_sync_backward_loop(void **state)
 	ip(&t, ppt_tip_pgd, 0);
 	size = encode(buf, sizeof(buf), &t);
 	for (blocks = 0; blocks < 2; blocks++) {
-		back_offsets(buf, size, blocks, got, 5);
-		assert_int_equal(got[0], 0x38);
-		assert_int_equal(got[1], 0x1c);
-		assert_int_equal(got[2], 0);
+		int drain;
+
+		for (drain = 0; drain < 2; drain++) {
+			back_offsets(buf, size, blocks, drain, 0, got, 5);
+			assert_int_equal(got[0], 0x38);
+			assert_int_equal(got[1], 0x1c);
+			assert_int_equal(got[2], 0);
+			assert_int_equal(got[3], -1);
+			assert_int_equal(got[4], -1);
+		}
+		back_offsets(buf, size, blocks, 1, 2, got, 4);
+		assert_int_equal(got[0], 0x1c);
+		assert_int_equal(got[1], 0);
+		assert_int_equal(got[2], -1);
 		assert_int_equal(got[3], -1);
-		assert_int_equal(got[4], -1);
 	}
 }
 
