@@ -695,8 +695,9 @@ static int flow_ipt_sync_set_status(const struct ptd_libipt *ipt,
  *    too: libipt 2.0.5's backward synchronization drops the status flags,
  *    so its decoder does not read the PSB+'s events and meets the error
  *    only at its first pt_*_next() (docs/flow.md);
- *  - both failed, with errors flow_documented() knows (a packet of a later
- *    libipt in the PSB+, say). */
+ *  - libipt's failed, and ptdecode's failed or not, in a way
+ *    flow_documented() knows (a packet of a later libipt in the PSB+, a
+ *    timing packet libipt's time update rejects, say). */
 static int flow_backward_documented(const struct ptd_libipt *ipt,
                                     const struct flow_input *input, int block,
                                     int sa, uint64_t oa, uint64_t fa, int sb,
@@ -706,14 +707,15 @@ static int flow_backward_documented(const struct ptd_libipt *ipt,
 
 	if (sa >= 0 && sb < 0)
 		return flow_ipt_sync_set_status(ipt, input, block, oa) == sb;
-	if (sa >= 0 || sb >= 0)
+	if (sa >= 0)
 		return 0;
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	a.kind = b.kind = fi_sync_error;
+	a.kind = fi_sync_error;
 	a.err = sa;
 	a.offset = fa;
-	b.err = sb;
+	b.kind = sb < 0 ? fi_sync_error : fi_sync;
+	b.err = sb < 0 ? sb : 0;
 	b.offset = fb;
 	return flow_documented(input, NULL, &a, &b);
 }
