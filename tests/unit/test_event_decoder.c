@@ -84,6 +84,21 @@ static void next_ok(struct pt_event_decoder *dec, struct pt_event *ev)
 	assert_int_equal(pt_evt_next(dec, ev, sizeof(*ev)), 0);
 }
 
+/* pt_evt_sync_backward() goes to the PSB at @off, whose PSB+ says that
+ * tracing is on at @ip. */
+static void expect_back(struct pt_event_decoder *dec, uint64_t off, uint64_t ip)
+{
+	struct pt_event ev;
+	uint64_t got;
+
+	assert_int_equal(pt_evt_sync_backward(dec), 0);
+	assert_int_equal(pt_evt_get_sync_offset(dec, &got), 0);
+	assert_int_equal(got, off);
+	next_ok(dec, &ev);
+	assert_int_equal(ev.type, ptev_enabled);
+	assert_true(ev.variant.enabled.ip == ip);
+}
+
 static void test_arguments(void **state)
 {
 	struct pt_event_decoder *dec;
@@ -259,11 +274,7 @@ static void test_stream_and_offsets(void **state)
 	/* Backward from the PSB+ just read: the PSB before it (as
 	 * pt_qry_sync_backward(), which does not stop at the PSB it has
 	 * just read). */
-	assert_int_equal(pt_evt_sync_backward(dec), 0);
-	assert_int_equal(pt_evt_get_sync_offset(dec, &off), 0);
-	assert_int_equal(off, 0);
-	next_ok(dec, &ev);
-	assert_true(ev.variant.enabled.ip == 0x401000);
+	expect_back(dec, 0, 0x401000);
 
 	/* Before the first PSB there is none: the end, and no
 	 * synchronization (a loop that goes back PSB by PSB stops). */
@@ -275,27 +286,15 @@ static void test_stream_and_offsets(void **state)
 	/* A new decoder synchronizes backward onto the last PSB, then onto
 	 * the first, then says the end. */
 	dec = alloc_on(&t);
-	assert_int_equal(pt_evt_sync_backward(dec), 0);
-	assert_int_equal(pt_evt_get_sync_offset(dec, &off), 0);
-	assert_int_equal(off, offset_of(&t, psb2));
-	next_ok(dec, &ev);
-	assert_true(ev.variant.enabled.ip == 0x402000);
-	assert_int_equal(pt_evt_sync_backward(dec), 0);
-	assert_int_equal(pt_evt_get_sync_offset(dec, &off), 0);
-	assert_int_equal(off, 0);
-	next_ok(dec, &ev);
-	assert_true(ev.variant.enabled.ip == 0x401000);
+	expect_back(dec, offset_of(&t, psb2), 0x402000);
+	expect_back(dec, 0, 0x401000);
 	/* From inside a segment, backward goes to the segment's own PSB
 	 * (as libipt 2.1's, which goes to the last PSB before the packet it
 	 * is at). */
 	next_ok(dec, &ev);
 	assert_int_equal(ev.type, ptev_tnt);
 	assert_int_equal(ev.variant.tnt.size, 2);
-	assert_int_equal(pt_evt_sync_backward(dec), 0);
-	assert_int_equal(pt_evt_get_sync_offset(dec, &off), 0);
-	assert_int_equal(off, 0);
-	next_ok(dec, &ev);
-	assert_true(ev.variant.enabled.ip == 0x401000);
+	expect_back(dec, 0, 0x401000);
 	assert_int_equal(pt_evt_sync_backward(dec), -pte_eos);
 
 	/* Where no PSB starts. */

@@ -135,6 +135,21 @@ static size_t encode(uint8_t *buf, size_t cap, const struct pt_packet *packets,
 	return (size_t)offset;
 }
 
+/* A query decoder over the @size bytes at @buf (@config: its
+ * configuration, which must outlive it). */
+static struct pt_query_decoder *qry_on(struct pt_config *config, uint8_t *buf,
+                                       size_t size)
+{
+	struct pt_query_decoder *dec;
+
+	pt_config_init(config);
+	config->begin = buf;
+	config->end = buf + size;
+	dec = pt_qry_alloc_decoder(config);
+	assert_non_null(dec);
+	return dec;
+}
+
 static struct pt_packet pkt(enum pt_packet_type type)
 {
 	struct pt_packet p;
@@ -181,12 +196,7 @@ static void test_flow(void **state)
 	packets[n++] = ippkt(ppt_tip, pt_ipc_full, 0xffffffff81000000);
 	packets[n++] = ippkt(ppt_tip_pgd, pt_ipc_suppressed, 0);
 	size = encode(buf, sizeof(buf), packets, n);
-
-	pt_config_init(&config);
-	config.begin = buf;
-	config.end = buf + size;
-	dec = pt_qry_alloc_decoder(&config);
-	assert_non_null(dec);
+	dec = qry_on(&config, buf, size);
 
 	assert_int_equal(pt_qry_cond_branch(dec, &taken), -pte_nosync);
 	status = pt_qry_sync_forward(dec, &ip);
@@ -258,11 +268,7 @@ static void test_sync_no_ip(void **state)
 	packets[n++] = pkt(ppt_psbend);
 	packets[n++] = ippkt(ppt_tip_pge, pt_ipc_full, 0x401000);
 	size = encode(buf, sizeof(buf), packets, n);
-	pt_config_init(&config);
-	config.begin = buf;
-	config.end = buf + size;
-	dec = pt_qry_alloc_decoder(&config);
-	assert_non_null(dec);
+	dec = qry_on(&config, buf, size);
 
 	ip = 0xdead;
 	status = pt_qry_sync_forward(dec, &ip);
@@ -275,8 +281,7 @@ static void test_sync_no_ip(void **state)
 	pt_qry_free_decoder(dec);
 
 	/* (A new decoder: backward onto the last PSB.) */
-	dec = pt_qry_alloc_decoder(&config);
-	assert_non_null(dec);
+	dec = qry_on(&config, buf, size);
 	ip = 0xdead;
 	status = pt_qry_sync_backward(dec, &ip);
 	assert_true(status >= 0);
@@ -306,12 +311,7 @@ static void test_ovf(void **state)
 	packets[n++] = pkt(ppt_ovf);
 	packets[n++] = ippkt(ppt_tip_pge, pt_ipc_full, 0x500000);
 	size = encode(buf, sizeof(buf), packets, n);
-
-	pt_config_init(&config);
-	config.begin = buf;
-	config.end = buf + size;
-	dec = pt_qry_alloc_decoder(&config);
-	assert_non_null(dec);
+	dec = qry_on(&config, buf, size);
 	status = pt_qry_sync_forward(dec, &ip);
 	assert_int_equal(status, pts_event_pending);
 
