@@ -652,12 +652,17 @@ static int ptd_qry_read_psb_header(struct pt_query_decoder *decoder)
 			if (err < 0)
 				return err;
 			break;
-		case ppt_pad:
-		case ppt_unknown:
 		case ppt_tsc:
 		case ppt_tma:
 		case ppt_mtc:
 		case ppt_cyc:
+			/* One that the end of the buffer cuts off ends the
+			 * trace, as in libipt (ptd_qry_fetch_failed()). */
+			if (decoder->next_err)
+				return decoder->next_err;
+			break;
+		case ppt_pad:
+		case ppt_unknown:
 			break;
 		default:
 			return -pte_bad_context;
