@@ -76,7 +76,8 @@ struct pt_version {
 	uint16_t patch;
 	/** Build number (0 for release builds). */
 	uint32_t build;
-	/** Version suffix naming the implementation, e.g. "-ptdecode-0.1.0". */
+	/** Version suffix naming the implementation, e.g. "ptdecode-0.1.0"
+	 * (printed after a '-', as libipt's tools print it). */
 	const char *ext;
 };
 

@@ -16,7 +16,8 @@ struct pt_version pt_library_version(void)
 	v.minor = LIBIPT_VERSION_MINOR;
 	v.patch = LIBIPT_VERSION_PATCH;
 	v.build = 0;
-	v.ext = "-ptdecode-" PTD_VERSION_STRING;
+	/* (As libipt's: no leading '-'; its printers add one.) */
+	v.ext = "ptdecode-" PTD_VERSION_STRING;
 	return v;
 }
 

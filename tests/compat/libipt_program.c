@@ -32,7 +32,8 @@ int main(int argc, char **argv)
 	fclose(file);
 
 	version = pt_library_version();
-	fprintf(stderr, "library %u.%u%s\n", version.major, version.minor,
+	fprintf(stderr, "library %u.%u%s%s\n", version.major, version.minor,
+	        version.ext && version.ext[0] ? "-" : "",
 	        version.ext ? version.ext : "");
 
 	pt_config_init(&config);

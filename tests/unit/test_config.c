@@ -491,6 +491,8 @@ static void test_version(void **state)
 	assert_string_equal(ptd_version_string(), want);
 	assert_non_null(strstr(v.ext, "ptdecode"));
 	assert_non_null(strstr(v.ext, want));
+	/* As libipt's suffixes: no leading '-' (its tools print one). */
+	assert_true(v.ext[0] != '-');
 }
 
 /* Packet type names, as ptdump prints them. */

@@ -98,8 +98,9 @@ static void ptdump_version(FILE *out, const char *prog)
 {
 	struct pt_version v = pt_library_version();
 
-	fprintf(out, "%s-%s / libipt-%u.%u.%u%s\n", prog, ptd_version_string(),
-	        (unsigned)v.major, (unsigned)v.minor, (unsigned)v.patch,
+	fprintf(out, "%s-%s / libipt-%u.%u.%u%s%s\n", prog,
+	        ptd_version_string(), (unsigned)v.major, (unsigned)v.minor,
+	        (unsigned)v.patch, v.ext && v.ext[0] ? "-" : "",
 	        v.ext ? v.ext : "");
 }
 

@@ -124,9 +124,9 @@ static void ptxed_version(const char *prog)
 {
 	struct pt_version v = pt_library_version();
 
-	printf("%s-%s / libipt-%u.%u.%u%s\n", prog, ptd_version_string(),
+	printf("%s-%s / libipt-%u.%u.%u%s%s\n", prog, ptd_version_string(),
 	       (unsigned)v.major, (unsigned)v.minor, (unsigned)v.patch,
-	       v.ext ? v.ext : "");
+	       v.ext && v.ext[0] ? "-" : "", v.ext ? v.ext : "");
 }
 
 /* The value of option @option: a number up to @max.  Returns 1, or 0 after
