@@ -1682,19 +1682,11 @@ static const char *const doc_names[doc_kinds] = {
  * inside or right after it. */
 static int psb_around(const struct pt_config *config, uint64_t at)
 {
-	const uint64_t size = (uint64_t)(config->end - config->begin);
 	uint64_t s;
 
-	for (s = at > 16 ? at - 16 : 0; s < at && s + 16 <= size; ++s) {
-		unsigned i;
-
-		for (i = 0; i < 16; i += 2)
-			if (config->begin[s + i] != 0x02 ||
-			    config->begin[s + i + 1] != 0x82)
-				break;
-		if (i == 16)
+	for (s = at > 16 ? at - 16 : 0; s < at; ++s)
+		if (ptd_psb_at(config->begin, config->end, s))
 			return 1;
-	}
 	return 0;
 }
 

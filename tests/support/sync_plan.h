@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Whether a whole PSB (the 16 bytes 02 82 ... 02 82) starts at @offset of
+ * [@begin, @end). */
+int ptd_psb_at(const uint8_t *begin, const uint8_t *end, uint64_t offset);
+
 /* Fill @offsets (room for @max, at least 3) with offsets into the trace
  * [@begin, @end): every PSB from the last to the first (as many as fit),
  * each followed by an offset where no PSB starts (a few bytes after it, or
