@@ -51,28 +51,28 @@ int pt_blk_sync_forward(struct pt_block_decoder *decoder)
 {
 	if (!decoder)
 		return -pte_invalid;
-	return ptd_flow_sync(&decoder->flow, 0, 0);
+	return ptd_flow_sync(&decoder->flow, ptd_qsrc_forward, 0);
 }
 
 int pt_blk_sync_backward(struct pt_block_decoder *decoder)
 {
 	if (!decoder)
 		return -pte_invalid;
-	return ptd_flow_sync(&decoder->flow, 1, 0);
+	return ptd_flow_sync(&decoder->flow, ptd_qsrc_backward, 0);
 }
 
 int pt_blk_sync_set(struct pt_block_decoder *decoder, uint64_t offset)
 {
 	if (!decoder)
 		return -pte_invalid;
-	return ptd_flow_sync(&decoder->flow, 2, offset);
+	return ptd_flow_sync(&decoder->flow, ptd_qsrc_set, offset);
 }
 
 int pt_blk_resync(struct pt_block_decoder *decoder)
 {
 	if (!decoder)
 		return -pte_invalid;
-	return ptd_flow_sync(&decoder->flow, 0, 0);
+	return ptd_flow_sync(&decoder->flow, ptd_qsrc_forward, 0);
 }
 
 int pt_blk_get_offset(const struct pt_block_decoder *decoder, uint64_t *offset)

@@ -834,13 +834,14 @@ static int flow_check_ip_event(struct ptd_flow *flow,
 /* --- The API-level operations ------------------------------------------------
  */
 
-static int flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
+static int flow_sync(struct ptd_flow *flow, enum ptd_qsrc_how how,
+                     uint64_t offset)
 {
-	const int fresh = flow->fresh_sync, backward = how == 1;
+	const int fresh = flow->fresh_sync, backward = how == ptd_qsrc_backward;
 	int status;
 
 	if (backward && fresh)
-		how = 3;
+		how = ptd_qsrc_backward_on;
 	flow->fresh_sync = 0;
 	flow_reset(flow);
 	ptd_fmem_check(&flow->mem);
@@ -863,7 +864,7 @@ static int flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
 	return status;
 }
 
-int ptd_flow_sync(struct ptd_flow *flow, int how, uint64_t offset)
+int ptd_flow_sync(struct ptd_flow *flow, enum ptd_qsrc_how how, uint64_t offset)
 {
 	return ptd_qsrc_result(&flow->qs, flow_sync(flow, how, offset));
 }

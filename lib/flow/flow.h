@@ -79,11 +79,13 @@ int ptd_flow_init(struct ptd_flow *flow, const struct pt_config *config,
                   const struct ptd_time_config *tconfig, int block);
 void ptd_flow_fini(struct ptd_flow *flow);
 
-/* Synchronize: @how is 0 forward, 1 backward, 2 at @offset.  Returns status
- * flags or a negative error.  (This, ptd_flow_event() and the decoders'
+/* Synchronize forward, backward or at @offset (@how: ptd_qsrc_forward,
+ * ptd_qsrc_backward or ptd_qsrc_set).  Returns status flags or a negative
+ * error.  (This, ptd_flow_event() and the decoders'
  * next functions tell the query source how the caller's call ended:
  * ptd_qsrc_result().) */
-int ptd_flow_sync(struct ptd_flow *flow, int how, uint64_t offset);
+int ptd_flow_sync(struct ptd_flow *flow, enum ptd_qsrc_how how,
+                  uint64_t offset);
 
 /* Use @image (NULL: the default image). */
 void ptd_flow_set_image(struct ptd_flow *flow, struct pt_image *image);

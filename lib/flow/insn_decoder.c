@@ -44,28 +44,28 @@ int pt_insn_sync_forward(struct pt_insn_decoder *decoder)
 {
 	if (!decoder)
 		return -pte_invalid;
-	return ptd_flow_sync(&decoder->flow, 0, 0);
+	return ptd_flow_sync(&decoder->flow, ptd_qsrc_forward, 0);
 }
 
 int pt_insn_sync_backward(struct pt_insn_decoder *decoder)
 {
 	if (!decoder)
 		return -pte_invalid;
-	return ptd_flow_sync(&decoder->flow, 1, 0);
+	return ptd_flow_sync(&decoder->flow, ptd_qsrc_backward, 0);
 }
 
 int pt_insn_sync_set(struct pt_insn_decoder *decoder, uint64_t offset)
 {
 	if (!decoder)
 		return -pte_invalid;
-	return ptd_flow_sync(&decoder->flow, 2, offset);
+	return ptd_flow_sync(&decoder->flow, ptd_qsrc_set, offset);
 }
 
 int pt_insn_resync(struct pt_insn_decoder *decoder)
 {
 	if (!decoder)
 		return -pte_invalid;
-	return ptd_flow_sync(&decoder->flow, 0, 0);
+	return ptd_flow_sync(&decoder->flow, ptd_qsrc_forward, 0);
 }
 
 int pt_insn_get_offset(const struct pt_insn_decoder *decoder, uint64_t *offset)

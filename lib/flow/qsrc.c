@@ -286,15 +286,16 @@ static int qsrc_ahead(const struct ptd_qsrc *qs)
 	return qs->batch && (qs->n || qs->end);
 }
 
-int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
+int ptd_qsrc_sync(struct ptd_qsrc *qs, enum ptd_qsrc_how how, uint64_t offset,
+                  uint64_t *ip)
 {
 	int status;
 
 	/* Backward from where the last synchronization left the query
 	 * decoder needs that offset. */
-	if (how == 3) {
+	if (how == ptd_qsrc_backward_on) {
 		if (!qs->sync_at_known)
-			how = 1;
+			how = ptd_qsrc_backward;
 		else
 			offset = qs->sync_at;
 	}
@@ -302,7 +303,7 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 	/* After a query error, the batch synchronized forward itself.  (Only
 	 * if the pull API could not take over before the error, see
 	 * qsrc_status().) */
-	if (qs->batch && how == 0 && qs->pos < qs->n &&
+	if (qs->batch && how == ptd_qsrc_forward && qs->pos < qs->n &&
 	    qs->items[qs->pos].kind == ptd_qry_item_error) {
 		const struct ptd_qry_item *it;
 
@@ -357,22 +358,25 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip)
 	 * pt_qry_sync_forward() moves nothing): no replay then, which would
 	 * cost the calls since the last synchronization, often the whole
 	 * trace. */
-	if (qsrc_ahead(qs) && how < 2 && !(qs->end && qs->pos >= qs->n))
+	if (qsrc_ahead(qs) &&
+	    (how == ptd_qsrc_forward || how == ptd_qsrc_backward) &&
+	    !(qs->end && qs->pos >= qs->n))
 		(void)qsrc_replay(qs);
 	qsrc_clear(qs);
 	/* Batches again, unless the caller asked for offsets. */
 	qs->batch = qs->batch_wanted;
 
 	switch (how) {
-	case 0:
+	case ptd_qsrc_forward:
 		status = pt_qry_sync_forward(qs->qry, ip);
 		break;
-	case 1:
+	case ptd_qsrc_backward:
 		status = pt_qry_sync_backward(qs->qry, ip);
 		break;
-	case 3:
+	case ptd_qsrc_backward_on:
 		status = ptd_qry_sync_backward_from(qs->qry, ip, offset);
 		break;
+	case ptd_qsrc_set:
 	default:
 		status = pt_qry_sync_set(qs->qry, ip, offset);
 		break;

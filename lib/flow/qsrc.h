@@ -121,11 +121,25 @@ void ptd_qsrc_fini(struct ptd_qsrc *qs);
 
 enum { ptd_qsrc_call_cond = 1, ptd_qsrc_call_indirect, ptd_qsrc_call_event };
 
-/* As pt_qry_sync_forward() (@how 0), pt_qry_sync_backward() (1) and
- * pt_qry_sync_set() (2) at the current point, or backward from where the
- * last synchronization left the query decoder (3,
- * ptd_qry_sync_backward_from(); as 1 where that is not known). */
-int ptd_qsrc_sync(struct ptd_qsrc *qs, int how, uint64_t offset, uint64_t *ip);
+/* Which synchronization ptd_qsrc_sync() and ptd_flow_sync() do. */
+enum ptd_qsrc_how {
+	/* pt_qry_sync_forward() from the current point. */
+	ptd_qsrc_forward,
+	/* pt_qry_sync_backward() from the current point. */
+	ptd_qsrc_backward,
+	/* pt_qry_sync_set() at the offset given. */
+	ptd_qsrc_set,
+	/* Backward from where the last synchronization left the query
+	 * decoder (ptd_qry_sync_backward_from()); as ptd_qsrc_backward where
+	 * that is not known. */
+	ptd_qsrc_backward_on
+};
+
+/* Synchronize the query decoder as @how says (@offset only for
+ * ptd_qsrc_set); stores the PSB+'s IP to @ip.  Returns status flags or a
+ * negative error. */
+int ptd_qsrc_sync(struct ptd_qsrc *qs, enum ptd_qsrc_how how, uint64_t offset,
+                  uint64_t *ip);
 
 /* As pt_qry_cond_branch(), pt_qry_indirect_branch(), pt_qry_event(),
  * pt_qry_time(), pt_qry_core_bus_ratio(), pt_qry_get_offset(),

@@ -303,7 +303,8 @@ int ptd_flow_batch_sync_forward(struct ptd_flow_batch *dec)
 	if (!dec)
 		return -pte_invalid;
 	dec->part_idx = fb_no_run;
-	return dec->last_status = ptd_flow_sync(&dec->flow, 0, 0);
+	return dec->last_status =
+	               ptd_flow_sync(&dec->flow, ptd_qsrc_forward, 0);
 }
 
 int ptd_flow_batch_sync_backward(struct ptd_flow_batch *dec)
@@ -311,7 +312,8 @@ int ptd_flow_batch_sync_backward(struct ptd_flow_batch *dec)
 	if (!dec)
 		return -pte_invalid;
 	dec->part_idx = fb_no_run;
-	return dec->last_status = ptd_flow_sync(&dec->flow, 1, 0);
+	return dec->last_status =
+	               ptd_flow_sync(&dec->flow, ptd_qsrc_backward, 0);
 }
 
 int ptd_flow_batch_sync_set(struct ptd_flow_batch *dec, uint64_t offset)
@@ -319,7 +321,8 @@ int ptd_flow_batch_sync_set(struct ptd_flow_batch *dec, uint64_t offset)
 	if (!dec)
 		return -pte_invalid;
 	dec->part_idx = fb_no_run;
-	return dec->last_status = ptd_flow_sync(&dec->flow, 2, offset);
+	return dec->last_status =
+	               ptd_flow_sync(&dec->flow, ptd_qsrc_set, offset);
 }
 
 int ptd_flow_batch_get_offset(struct ptd_flow_batch *dec, uint64_t *offset)

@@ -157,18 +157,20 @@ static void test_sync_at_end(void **state)
 		int status;
 
 		assert_int_equal(ptd_qsrc_init(&qs, &config, NULL, batch), 0);
-		status = ptd_qsrc_sync(&qs, 0, 0, &ip);
+		status = ptd_qsrc_sync(&qs, ptd_qsrc_forward, 0, &ip);
 		assert_true(status >= 0);
 		status = take(&qs, status, 100, logs[batch], &nlogs[batch]);
 		assert_true(status >= 0 && (status & pts_eos));
 		qry = qs.qry;
-		assert_int_equal(ptd_qsrc_sync(&qs, 0, 0, &ip), -pte_eos);
+		assert_int_equal(ptd_qsrc_sync(&qs, ptd_qsrc_forward, 0, &ip),
+		                 -pte_eos);
 		if (batch)
 			assert_ptr_equal(qs.qry, qry);
 		assert_int_equal(ptd_qsrc_offset(&qs, &offset[batch]), 0);
 		assert_int_equal(ptd_qsrc_sync_offset(&qs, &sync[batch]), 0);
 		/* And again. */
-		assert_int_equal(ptd_qsrc_sync(&qs, 0, 0, &ip), -pte_eos);
+		assert_int_equal(ptd_qsrc_sync(&qs, ptd_qsrc_forward, 0, &ip),
+		                 -pte_eos);
 		ptd_qsrc_fini(&qs);
 	}
 	assert_int_equal(nlogs[0], nlogs[1]);
@@ -198,12 +200,12 @@ static void test_sync_in_the_middle(void **state)
 		int status;
 
 		assert_int_equal(ptd_qsrc_init(&qs, &config, NULL, batch), 0);
-		status = ptd_qsrc_sync(&qs, 0, 0, &ip);
+		status = ptd_qsrc_sync(&qs, ptd_qsrc_forward, 0, &ip);
 		assert_true(status >= 0);
 		status = take(&qs, status, 2, logs[batch], &nlogs[batch]);
 		assert_true(status >= 0 && !(status & pts_eos));
 		qry = qs.qry;
-		status = ptd_qsrc_sync(&qs, 0, 0, &ip);
+		status = ptd_qsrc_sync(&qs, ptd_qsrc_forward, 0, &ip);
 		assert_true(status >= 0);
 		if (batch)
 			assert_ptr_not_equal(qs.qry, qry);
@@ -241,7 +243,7 @@ static void test_offset_ends_batches(void **state)
 		int status;
 
 		assert_int_equal(ptd_qsrc_init(&qs, &config, NULL, batch), 0);
-		status = ptd_qsrc_sync(&qs, 0, 0, &ip);
+		status = ptd_qsrc_sync(&qs, ptd_qsrc_forward, 0, &ip);
 		assert_true(status >= 0);
 		status = take(&qs, status, 2, logs[batch], &nlogs[batch]);
 		qry = qs.qry;
@@ -251,7 +253,7 @@ static void test_offset_ends_batches(void **state)
 			assert_int_equal(qs.batch, 0);
 			assert_int_equal(qs.batch_wanted, 0);
 		}
-		status = ptd_qsrc_sync(&qs, 0, 0, &ip);
+		status = ptd_qsrc_sync(&qs, ptd_qsrc_forward, 0, &ip);
 		assert_true(status >= 0);
 		assert_int_equal(qs.batch, 0);
 		status = take(&qs, status, 100, logs[batch], &nlogs[batch]);
@@ -281,7 +283,8 @@ static void error_pass(int batch, int ask_first, uint64_t *log, size_t *nlog,
 
 	trace_timed(&t, &config);
 	assert_int_equal(ptd_qsrc_init(&qs, &config, NULL, batch), 0);
-	status = ptd_qsrc_result(&qs, ptd_qsrc_sync(&qs, 0, 0, &ip));
+	status = ptd_qsrc_result(&qs,
+	                         ptd_qsrc_sync(&qs, ptd_qsrc_forward, 0, &ip));
 	if (ask_first) {
 		assert_int_equal(ptd_qsrc_offset(&qs, &off), 0);
 		log[(*nlog)++] = off;
@@ -317,7 +320,8 @@ static void error_pass(int batch, int ask_first, uint64_t *log, size_t *nlog,
 		assert_ptr_equal(qs.qry, qry);
 		log[(*nlog)++] = off;
 
-		status = ptd_qsrc_result(&qs, ptd_qsrc_sync(&qs, 0, 0, &ip));
+		status = ptd_qsrc_result(
+		        &qs, ptd_qsrc_sync(&qs, ptd_qsrc_forward, 0, &ip));
 		assert_int_equal(qs.batch, batch && !ask_first);
 	}
 	status = take(&qs, status, 6, log, nlog);
@@ -468,7 +472,8 @@ static void big_pass(const struct pt_config *config, int batch,
 	 * default: the copies come at their fetches.) */
 	qs.nitems = 256;
 	qs.nevents = 64;
-	status = ptd_qsrc_result(&qs, ptd_qsrc_sync(&qs, 0, 0, &ip));
+	status = ptd_qsrc_result(&qs,
+	                         ptd_qsrc_sync(&qs, ptd_qsrc_forward, 0, &ip));
 	log[(*nlog)++] = (uint64_t)(int64_t)status;
 	while (status != -pte_eos) {
 		assert_true(*nlog + 16 < cap);
@@ -491,7 +496,8 @@ static void big_pass(const struct pt_config *config, int batch,
 			assert_int_equal(ptd_qsrc_offset(&qs, &off), 0);
 			log[(*nlog)++] = off;
 		}
-		status = ptd_qsrc_result(&qs, ptd_qsrc_sync(&qs, 0, 0, &ip));
+		status = ptd_qsrc_result(
+		        &qs, ptd_qsrc_sync(&qs, ptd_qsrc_forward, 0, &ip));
 		log[(*nlog)++] = (uint64_t)(int64_t)status;
 		log[(*nlog)++] = ip;
 		if (status >= 0) {
