@@ -6,9 +6,12 @@
  * stream made with the encoder) and <dir>/fuzz_roundtrip/seed-* (packet
  * descriptions, see fuzz_roundtrip.c) and <dir>/fuzz_query/seed-* (a
  * configuration byte and a trace that is valid at the query level, see
- * fuzz_query.c).  The output is deterministic; the committed seeds were made
- * with it. */
+ * fuzz_query.c) and <dir>/fuzz_perf/seed-* (small perf.data files of both
+ * formats, tests/support/perf_write.h).  The output is deterministic; the
+ * committed seeds were made with it. */
 #include "ptdecode/ptdecode.h"
+
+#include "perf_write.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -514,6 +517,43 @@ static void query_seeds(const char *dir)
 	write_file(dir, "fuzz_query", "seed-cut-segment", &o);
 }
 
+/* perf.data files: the recording of pw_good in both formats, and variants
+ * (a filter string and a compressed record; a short AUXTRACE_INFO; no
+ * CPUID feature). */
+static void perf_seeds(const char *dir)
+{
+	static const struct {
+		const char *name;
+		int pipe;
+		const char *filter;
+		int compressed;
+		unsigned npriv;
+		int no_cpuid;
+	} seeds[] = {
+	        {"seed-file", 0, NULL, 0, 17, 0},
+	        {"seed-pipe", 1, NULL, 0, 17, 0},
+	        {"seed-file-filter", 0, "filter main @ /bin/ls", 1, 17, 0},
+	        {"seed-pipe-short-info", 1, NULL, 0, 10, 1},
+	};
+
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); ++i) {
+		struct pw_spec spec = pw_good;
+		struct out o;
+		struct pw w;
+
+		spec.filter = seeds[i].filter;
+		spec.compressed = seeds[i].compressed;
+		spec.npriv = seeds[i].npriv;
+		if (seeds[i].no_cpuid)
+			spec.cpuid = NULL;
+		w = seeds[i].pipe ? pw_write_pipe(&spec) : pw_write_file(&spec);
+		memset(&o, 0, sizeof(o));
+		put(&o, w.b, w.n);
+		free(w.b);
+		write_file(dir, "fuzz_perf", seeds[i].name, &o);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -523,5 +563,6 @@ int main(int argc, char **argv)
 	packet_seeds(argv[1]);
 	roundtrip_seeds(argv[1]);
 	query_seeds(argv[1]);
+	perf_seeds(argv[1]);
 	return 0;
 }

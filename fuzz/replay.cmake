@@ -3,7 +3,7 @@
 # Included from tests/unit/CMakeLists.txt, so the normal build (and the
 # -DPTD_SANITIZE=ON build, under ASan+UBSan) runs them with ctest.
 set(PTD_FUZZ_TARGETS fuzz_packet fuzz_roundtrip fuzz_time fuzz_query fuzz_ild fuzz_image
-  fuzz_flow fuzz_flow_batch)
+  fuzz_flow fuzz_flow_batch fuzz_perf)
 foreach(t ${PTD_FUZZ_TARGETS})
   add_executable(${t}_replay ${PROJECT_SOURCE_DIR}/fuzz/${t}.c)
   target_compile_definitions(${t}_replay PRIVATE PTD_FUZZ_REPLAY_MAIN)
@@ -26,4 +26,4 @@ target_include_directories(fuzz_flow_batch_replay PRIVATE
 
 # The generator of the seed corpora: fuzz_gen_seeds fuzz/corpus
 add_executable(fuzz_gen_seeds ${PROJECT_SOURCE_DIR}/fuzz/gen_seeds.c)
-target_link_libraries(fuzz_gen_seeds PRIVATE ptdecode_obj)
+target_link_libraries(fuzz_gen_seeds PRIVATE ptdecode_obj ptd_perf_write)

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libFuzzer target: the perf.data reader (<ptdecode/ptd_perf.h>) on
+ * arbitrary bytes.
+ *
+ * Input: a perf.data file (the seeds are small recordings of both formats,
+ * tests/support/perf_write.h).
+ *
+ * Checks: no crash, leak or sanitizer report; an error has a message, an
+ * offset inside the input and no result; after success the buffers lie
+ * inside the input and hold its bytes, the streams are in increasing AUX
+ * area order and each is its buffers one after the other, the counts and
+ * sizes agree with ptd_perf_get_info(), and ptd_perf_config() gives 0 or an
+ * error with a reason. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "fuzz_common.h"
+
+#include <stddef.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_result(const struct ptd_perf *perf, const uint8_t *data,
+                         size_t size)
+{
+	struct ptd_perf_info info;
+	struct ptd_rtit_diag rdiag;
+	struct pt_config config;
+	uint64_t total = 0, in_streams = 0;
+	size_t nbuf = ptd_perf_num_buffers(perf),
+	       nst = ptd_perf_num_streams(perf);
+	int err;
+
+	FUZZ_CHECK(ptd_perf_get_info(perf, &info) == 0, "get_info");
+	FUZZ_CHECK(info.num_buffers == nbuf, "%llu buffers, %zu listed",
+	           (unsigned long long)info.num_buffers, nbuf);
+	FUZZ_CHECK(info.cpuid && info.filter, "NULL strings");
+	FUZZ_CHECK(strlen(info.cpuid) < 96, "a long cpuid");
+
+	for (size_t i = 0; i < nbuf; ++i) {
+		struct ptd_perf_buffer b;
+
+		FUZZ_CHECK(ptd_perf_get_buffer(perf, i, &b) == 0, "buffer %zu",
+		           i);
+		FUZZ_CHECK(b.file_offset <= size &&
+		                   b.size <= size - b.file_offset,
+		           "buffer %zu at %llu, %llu bytes, outside %zu", i,
+		           (unsigned long long)b.file_offset,
+		           (unsigned long long)b.size, size);
+		FUZZ_CHECK(!b.size || !memcmp(b.data, data + b.file_offset,
+		                              (size_t)b.size),
+		           "buffer %zu does not hold the file's bytes", i);
+		total += b.size;
+	}
+	FUZZ_CHECK(total == info.trace_bytes, "%llu trace bytes, info %llu",
+	           (unsigned long long)total,
+	           (unsigned long long)info.trace_bytes);
+	FUZZ_CHECK(nst <= nbuf && (nbuf == 0) == (nst == 0),
+	           "%zu streams for %zu buffers", nst, nbuf);
+
+	for (size_t s = 0; s < nst; ++s) {
+		struct ptd_perf_stream st, prev;
+		uint64_t at = 0, count = 0;
+
+		FUZZ_CHECK(ptd_perf_get_stream(perf, s, &st) == 0, "stream");
+		if (s) {
+			FUZZ_CHECK(ptd_perf_get_stream(perf, s - 1, &prev) == 0,
+			           "stream");
+			FUZZ_CHECK(prev.idx < st.idx, "streams out of order");
+		}
+		for (size_t i = 0; i < nbuf; ++i) {
+			struct ptd_perf_buffer b;
+
+			FUZZ_CHECK(ptd_perf_get_buffer(perf, i, &b) == 0,
+			           "buf");
+			if (b.idx != st.idx)
+				continue;
+			if (!count)
+				FUZZ_CHECK(b.cpu == st.cpu && b.tid == st.tid,
+				           "stream %zu's cpu and tid", s);
+			FUZZ_CHECK(at + b.size <= st.size, "stream %zu short",
+			           s);
+			FUZZ_CHECK(!b.size || !memcmp(st.data + at, b.data,
+			                              (size_t)b.size),
+			           "stream %zu is not its buffers", s);
+			at += b.size;
+			count += 1;
+		}
+		FUZZ_CHECK(
+		        at == st.size && count == st.num_buffers && count,
+		        "stream %zu: %llu bytes of %llu, %llu buffers of %llu",
+		        s, (unsigned long long)at, (unsigned long long)st.size,
+		        (unsigned long long)count,
+		        (unsigned long long)st.num_buffers);
+		in_streams += st.size;
+	}
+	FUZZ_CHECK(in_streams == total, "streams hold %llu of %llu bytes",
+	           (unsigned long long)in_streams, (unsigned long long)total);
+	FUZZ_CHECK(
+	        ptd_perf_get_buffer(perf, nbuf, &(struct ptd_perf_buffer){0}) ==
+	                -pte_eos,
+	        "buffer past the end");
+
+	pt_config_init(&config);
+	err = ptd_perf_config(perf, &config, &rdiag);
+	FUZZ_CHECK(err == 0 || err == -pte_bad_config, "config: %d", err);
+	FUZZ_CHECK(err == 0 || rdiag.message[0], "config error without reason");
+	FUZZ_CHECK(rdiag.error == err, "diag.error %d, returned %d",
+	           rdiag.error, err);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ptd_perf *perf = (struct ptd_perf *)&perf;
+	struct ptd_perf_diag diag;
+	int err;
+
+	/* (libFuzzer may pass NULL for no bytes.) */
+	err = ptd_perf_parse(&perf, data ? data : (const uint8_t *)"", size,
+	                     &diag);
+	if (err < 0) {
+		FUZZ_CHECK(err == -pte_bad_file || err == -pte_not_supported ||
+		                   err == -pte_bad_config || err == -pte_nomem,
+		           "error %d", err);
+		FUZZ_CHECK(perf == NULL, "a result with an error");
+		FUZZ_CHECK(diag.message[0] != '\0',
+		           "an error without a message");
+		FUZZ_CHECK(diag.offset <= size, "error offset %llu beyond %zu",
+		           (unsigned long long)diag.offset, size);
+		return 0;
+	}
+	FUZZ_CHECK(perf != NULL, "no result");
+	FUZZ_CHECK(diag.message[0] == '\0', "a message after success: %s",
+	           diag.message);
+	check_result(perf, data, size);
+	ptd_perf_free(perf);
+	return 0;
+}
+
+#ifdef PTD_FUZZ_REPLAY_MAIN
+#include "replay_main.h"
+#endif

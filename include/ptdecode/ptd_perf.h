@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * ptdecode extension: Intel PT recordings in Linux perf's perf.data files.
+ * Included by ptdecode.h.
+ *
+ * `perf record -e intel_pt//` writes the trace into a perf.data file as
+ * PERF_RECORD_AUXTRACE records: buffers of raw Intel PT packets, each tagged
+ * with the index of the AUX area it came from (one per CPU when perf traces
+ * per CPU, the default), the CPU and the thread.  The configuration a decoder
+ * needs is spread over the file: the intel_pt event's attr.config (the
+ * IA32_RTIT_CTL settings), the AUXTRACE_INFO record (the CPUID 0x15 ratio,
+ * the nominal ratio, perf's TSC conversion) and the CPUID header feature
+ * (family, model and stepping, for the errata).
+ *
+ * ptd_perf_parse() reads all of that from a file held in memory:
+ *
+ *     struct ptd_perf *perf;
+ *     struct ptd_perf_diag diag;
+ *     struct ptd_perf_stream stream;
+ *     struct pt_config config;
+ *
+ *     if (ptd_perf_read(&perf, "perf.data", &diag) < 0) {
+ *             fprintf(stderr, "perf.data:%llu: %s\n",
+ *                     (unsigned long long)diag.offset, diag.message);
+ *             return 1;
+ *     }
+ *     for (size_t i = 0; i < ptd_perf_num_streams(perf); ++i) {
+ *             ptd_perf_get_stream(perf, i, &stream);
+ *             pt_config_init(&config);
+ *             ptd_perf_config(perf, &config, NULL);
+ *             config.begin = (uint8_t *)stream.data;
+ *             config.end = (uint8_t *)stream.data + stream.size;
+ *             ... decode CPU stream.cpu's trace with any decoder ...
+ *     }
+ *     ptd_perf_free(perf);
+ *
+ * What is read: the file header (perf's "PERFILE2" format, little-endian),
+ * the attributes, the data section's records and the header features; also
+ * the pipe format (`perf record -o -`), whose attributes and features come as
+ * records.  What is not: big-endian files, the obsolete "PERFFILE" format,
+ * the directory format (`perf record --threads`) and zstd-compressed
+ * sideband (`perf record -z`; the compressed records are skipped and counted,
+ * the AUX data itself is never compressed).  Sideband (MMAP, COMM, SWITCH,
+ * ...) is not interpreted yet.
+ *
+ * Bad input is expected: every length and offset is checked against the
+ * file, and an error says what is wrong and at which byte offset of the file
+ * (struct ptd_perf_diag).  Record layouts: Linux tools/perf/util/header.h and
+ * include/uapi/linux/perf_event.h; AUXTRACE_INFO for Intel PT:
+ * tools/perf/util/intel-pt.h.  See docs/perf.md.
+ */
+#ifndef PTD_PERF_H
+#define PTD_PERF_H
+
+#include "intel-pt.h"
+#include "ptd_clock.h"
+#include "ptd_rtit.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A perf.data file that ptd_perf_parse() or ptd_perf_read() has read. */
+struct ptd_perf;
+
+/** Where and why reading a perf.data file failed. */
+struct ptd_perf_diag {
+	/** The byte offset in the file of the header, record or field that
+	 * is wrong (0 for problems of the file as a whole). */
+	uint64_t offset;
+	/** A one-line description; empty after success. */
+	char message[160];
+};
+
+/** Read the perf.data file @buf of @size bytes into *@perf.
+ *
+ * The trace data is copied: @buf may be freed afterwards.  On success *@perf
+ * must be freed with ptd_perf_free().  Returns 0 or a negative error:
+ *   - -pte_invalid for a NULL argument;
+ *   - -pte_bad_file for a file that is not a valid perf.data file (a wrong
+ *     magic number, sizes or offsets outside the file, a record shorter than
+ *     its header, a truncated trace buffer, an AUXTRACE_INFO record that is
+ *     too short);
+ *   - -pte_not_supported for valid files ptdecode cannot read (big-endian,
+ *     the obsolete v1 format, a recording of another kind of AUX trace than
+ *     Intel PT: BTS, ARM CoreSight, ...);
+ *   - -pte_bad_config for a recording without Intel PT trace (no
+ *     AUXTRACE_INFO record, or no attribute for its PMU);
+ *   - -pte_nomem.
+ * @diag (may be NULL) receives the offset and a message on error. */
+extern pt_export int ptd_perf_parse(struct ptd_perf **perf, const void *buf,
+                                    size_t size, struct ptd_perf_diag *diag);
+
+/** ptd_perf_parse() of the file at @path.  Returns its errors, and
+ * -pte_bad_file (with the reason in @diag) if the file cannot be read. */
+extern pt_export int ptd_perf_read(struct ptd_perf **perf, const char *path,
+                                   struct ptd_perf_diag *diag);
+
+/** Free @perf (NULL is allowed). */
+extern pt_export void ptd_perf_free(struct ptd_perf *perf);
+
+/** What a perf.data file says about its Intel PT recording. */
+struct ptd_perf_info {
+	/** The intel_pt event: its PMU type (AUXTRACE_INFO priv[0], which
+	 * is also the attribute's type), attr.config, attr.sample_type, and
+	 * attr.exclude_kernel and exclude_user (0 or 1). */
+	uint32_t pmu_type;
+	uint64_t config;
+	uint64_t sample_type;
+	uint8_t exclude_kernel, exclude_user;
+
+	/** perf's TSC to perf time conversion (priv[1..3]) and whether it is
+	 * valid (priv[4], CAP_USER_TIME_ZERO). */
+	struct ptd_perf_tc tc;
+	uint8_t have_tc;
+
+	/** The attr.config bits of the tsc, noretcomp, mtc and cyc terms and
+	 * the field of mtc_period (priv[5], [6], [10], [14], [11]; 0 where
+	 * the record is too short to have them). */
+	uint64_t tsc_bit, noretcomp_bit, mtc_bit, cyc_bit, mtc_freq_bits;
+
+	/** How perf recorded context switches (priv[7]: 0 none, 1 the
+	 * sched_switch tracepoint, 2 PERF_RECORD_SWITCH, 3
+	 * PERF_RECORD_SWITCH_CPU_WIDE), snapshot mode (priv[8]) and whether
+	 * the AUX areas are per CPU (priv[9]). */
+	uint32_t have_sched_switch;
+	uint8_t snapshot_mode, per_cpu_mmaps;
+
+	/** CPUID.15H EBX (numerator, priv[12]) and EAX (denominator,
+	 * priv[13]); the maximum non-turbo ratio (priv[15]); 0 if unknown. */
+	uint32_t tsc_ctc_n, tsc_ctc_d;
+	uint32_t max_nonturbo_ratio;
+
+	/** perf's address filter string (priv[16] and after; "" if none). */
+	const char *filter;
+
+	/** The CPUID header feature, e.g. "GenuineIntel,6,78,3" ("" if the
+	 * file has none), and the processor it names (vendor pcv_unknown
+	 * unless it is GenuineIntel with a family, model and stepping). */
+	const char *cpuid;
+	struct pt_cpu cpu;
+
+	/** The number of AUXTRACE records (trace buffers), of trace bytes in
+	 * them, and of compressed records skipped. */
+	uint64_t num_buffers, trace_bytes, num_compressed;
+
+	/** 1 for the pipe format (`perf record -o -`). */
+	uint8_t pipe;
+};
+
+/** Store what @perf says about its recording in @info.  The strings point
+ * into @perf.  Returns 0 or -pte_invalid for a NULL argument. */
+extern pt_export int ptd_perf_get_info(const struct ptd_perf *perf,
+                                       struct ptd_perf_info *info);
+
+/** Configure a decoder for @perf's trace.
+ *
+ * @config must have been initialized with pt_config_init(); its buffer,
+ * callbacks and flags are left alone.  Set are cpu and errata (from the
+ * CPUID feature), cpuid_0x15_eax/ebx, mtc_freq (attr.config's mtc_period)
+ * and nom_freq, through ptd_rtit_ctl_from_perf() and ptd_rtit_config(), so
+ * the settings are checked as there; @diag (may be NULL) receives that
+ * check's notes (e.g. no TSC packets, an unknown processor) and, on error,
+ * its reason.  Returns 0, -pte_invalid for a NULL @perf or @config, or
+ * -pte_bad_config if attr.config has bits that are not intel_pt options or
+ * the settings cannot be decoded (MTC packets without the CPUID 0x15
+ * ratio). */
+extern pt_export int ptd_perf_config(const struct ptd_perf *perf,
+                                     struct pt_config *config,
+                                     struct ptd_rtit_diag *diag);
+
+/** One trace buffer: one PERF_RECORD_AUXTRACE record. */
+struct ptd_perf_buffer {
+	/** The raw Intel PT bytes (up to 7 zero bytes of padding at the end
+	 * included, as perf writes them) and their number. */
+	const uint8_t *data;
+	uint64_t size;
+	/** The offset of the data in the file. */
+	uint64_t file_offset;
+	/** The buffer's position in its AUX area (it grows from buffer to
+	 * buffer of one area) and the TSC when perf copied it. */
+	uint64_t aux_offset, reference;
+	/** The AUX area (decode queue), the thread and the CPU (-1 when perf
+	 * traced per thread). */
+	uint32_t idx, tid;
+	int32_t cpu;
+};
+
+/** The number of trace buffers in @perf (0 for NULL). */
+extern pt_export size_t ptd_perf_num_buffers(const struct ptd_perf *perf);
+
+/** Store trace buffer @i (in file order) of @perf in @buffer.  Its data
+ * points into @perf.  Returns 0, -pte_invalid for a NULL argument, or
+ * -pte_eos if @i is not below ptd_perf_num_buffers(). */
+extern pt_export int ptd_perf_get_buffer(const struct ptd_perf *perf, size_t i,
+                                         struct ptd_perf_buffer *buffer);
+
+/** The trace of one AUX area: its buffers one after the other, in file
+ * order, which is the order perf read them (the trace of one CPU, in
+ * per-CPU recordings). */
+struct ptd_perf_stream {
+	/** The concatenated trace and its size. */
+	const uint8_t *data;
+	uint64_t size;
+	/** The AUX area, and the CPU and thread of its first buffer. */
+	uint32_t idx, tid;
+	int32_t cpu;
+	/** The number of buffers. */
+	uint64_t num_buffers;
+};
+
+/** The number of AUX areas with trace in @perf (0 for NULL). */
+extern pt_export size_t ptd_perf_num_streams(const struct ptd_perf *perf);
+
+/** Store the trace of AUX area @i of @perf (areas in increasing idx) in
+ * @stream.  Its data points into @perf.  Returns 0, -pte_invalid for a NULL
+ * argument, or -pte_eos if @i is not below ptd_perf_num_streams(). */
+extern pt_export int ptd_perf_get_stream(const struct ptd_perf *perf, size_t i,
+                                         struct ptd_perf_stream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PTD_PERF_H */

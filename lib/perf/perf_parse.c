@@ -1,0 +1,692 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Reading a perf.data file: header, attributes, records, features.
+ *
+ * The file header (struct perf_file_header, 104 bytes): magic "PERFILE2",
+ * header size, attribute entry size, then {offset, size} of the attribute
+ * and data sections and a 256-bit map of the header features, whose table of
+ * {offset, size} follows the data section.  The pipe format has only the
+ * magic and a header size of 16; attributes and features come as records.
+ * Every record starts with {u32 type, u16 misc, u16 size}; an AUXTRACE
+ * record's trace bytes follow it and are not counted in its size. */
+#include "perf_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define PTD_PRINTF_PERF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PTD_PRINTF_PERF(f, a)
+#endif
+
+/* The magic numbers, read as little-endian 64-bit values. */
+#define PTD_PERF_MAGIC2 UINT64_C(0x32454c4946524550)         /* "PERFILE2" */
+#define PTD_PERF_MAGIC2_SWAPPED UINT64_C(0x50455246494c4532) /* big-endian */
+#define PTD_PERF_MAGIC1 UINT64_C(0x454c494646524550)         /* "PERFFILE" */
+
+enum {
+	/* sizeof(struct perf_file_header). */
+	ptd_perf_header_size = 104,
+	/* The pipe format's header: magic and size. */
+	ptd_perf_pipe_header_size = 16,
+	/* PERF_ATTR_SIZE_VER0: the fields up to bp_len / config2. */
+	ptd_perf_attr_min = 64,
+	/* An AUXTRACE record without its trace. */
+	ptd_perf_auxtrace_size = 48,
+	/* AUXTRACE_INFO: type and reserved, then priv[]. */
+	ptd_perf_info_priv = 16,
+	/* The fewest priv[] words perf accepts (PMU_TYPE to PER_CPU_MMAPS). */
+	ptd_perf_priv_min = 10
+};
+
+/* What the parse has found so far. */
+struct perf_parse {
+	const uint8_t *buf;
+	uint64_t size;
+	struct ptd_perf_diag *diag;
+
+	/* The intel_pt attribute: found when its type is known. */
+	struct perf_attr {
+		uint32_t type;
+		uint64_t config, sample_type, flags;
+	} * attrs;
+	size_t num_attrs, cap_attrs;
+
+	/* The AUXTRACE_INFO record (offset 0: none yet). */
+	uint64_t info_at, info_size;
+
+	/* The CPUID feature's string (offset 0: none). */
+	uint64_t cpuid_at, cpuid_len;
+
+	struct ptd_perf_buffer *buffers;
+	size_t num_buffers, cap_buffers;
+	uint64_t num_compressed;
+	int pipe;
+};
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+PTD_PRINTF_PERF(4, 5)
+static int perf_fail(struct ptd_perf_diag *diag, int err, uint64_t offset,
+                     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!diag)
+		return err;
+	diag->offset = offset;
+	va_start(ap, fmt);
+	vsnprintf(diag->message, sizeof(diag->message), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* Whether [@off, @off + @len) lies inside the file. */
+static int perf_within(const struct perf_parse *p, uint64_t off, uint64_t len)
+{
+	return off <= p->size && len <= p->size - off;
+}
+
+static int perf_add_attr(struct perf_parse *p, const uint8_t *a)
+{
+	struct perf_attr *attr;
+
+	if (p->num_attrs == p->cap_attrs) {
+		size_t cap = p->cap_attrs ? 2 * p->cap_attrs : 8;
+		struct perf_attr *attrs;
+
+		attrs = realloc(p->attrs, cap * sizeof(*attrs));
+		if (!attrs)
+			return -pte_nomem;
+		p->attrs = attrs;
+		p->cap_attrs = cap;
+	}
+	attr = &p->attrs[p->num_attrs++];
+	attr->type = rd32(a);
+	attr->config = rd64(a + 8);
+	attr->sample_type = rd64(a + 24);
+	attr->flags = rd64(a + 40);
+	return 0;
+}
+
+/* A CPUID feature at @off, @size bytes: {u32 len; char str[len]}.  @where:
+ * the offset of what locates it (for errors). */
+static int perf_cpuid(struct perf_parse *p, uint64_t where, uint64_t off,
+                      uint64_t size)
+{
+	uint64_t len;
+
+	if (size < 4 || !perf_within(p, off, size))
+		return perf_fail(p->diag, -pte_bad_file, where,
+		                 "the CPUID feature (%llu bytes) does not fit "
+		                 "in the file",
+		                 (unsigned long long)size);
+	len = rd32(p->buf + off);
+	if (len > size - 4)
+		return perf_fail(p->diag, -pte_bad_file, where,
+		                 "the CPUID feature's string of %llu bytes is "
+		                 "longer than the feature",
+		                 (unsigned long long)len);
+	p->cpuid_at = off + 4;
+	p->cpuid_len = len;
+	return 0;
+}
+
+/* The file format's header, attributes and feature table. */
+static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
+                            uint64_t *data_end)
+{
+	const uint8_t *b = p->buf;
+	uint64_t attr_size, attrs_off, attrs_size, data_off, data_size;
+	uint64_t table, nfeat = 0, i;
+	int err;
+
+	if (p->size < ptd_perf_header_size)
+		return perf_fail(p->diag, -pte_bad_file, 0,
+		                 "%llu bytes are too few for the perf.data "
+		                 "header (%d)",
+		                 (unsigned long long)p->size,
+		                 ptd_perf_header_size);
+	attr_size = rd64(b + 16);
+	attrs_off = rd64(b + 24);
+	attrs_size = rd64(b + 32);
+	data_off = rd64(b + 40);
+	data_size = rd64(b + 48);
+
+	if (attr_size < ptd_perf_attr_min + 16)
+		return perf_fail(p->diag, -pte_bad_file, 16,
+		                 "an attribute entry size of %llu bytes (at "
+		                 "least %d)",
+		                 (unsigned long long)attr_size,
+		                 ptd_perf_attr_min + 16);
+	if (!perf_within(p, attrs_off, attrs_size) ||
+	    attrs_size % attr_size != 0)
+		return perf_fail(p->diag, -pte_bad_file, 24,
+		                 "the attribute section (offset %llu, %llu "
+		                 "bytes) is not whole entries inside the file",
+		                 (unsigned long long)attrs_off,
+		                 (unsigned long long)attrs_size);
+	for (i = 0; i < attrs_size / attr_size; ++i) {
+		err = perf_add_attr(p, b + attrs_off + i * attr_size);
+		if (err < 0)
+			return err;
+	}
+	if (!perf_within(p, data_off, data_size))
+		return perf_fail(p->diag, -pte_bad_file, 40,
+		                 "the data section (offset %llu, %llu bytes) "
+		                 "ends beyond the file's %llu bytes",
+		                 (unsigned long long)data_off,
+		                 (unsigned long long)data_size,
+		                 (unsigned long long)p->size);
+	*data_begin = data_off;
+	*data_end = data_off + data_size;
+
+	/* The feature table: an entry per bit set, in bit order. */
+	table = data_off + data_size;
+	for (i = 0; i < 256; ++i) {
+		uint64_t entry, off, size;
+
+		if (!(rd64(b + 72 + 8 * (i / 64)) >> (i % 64) & 1))
+			continue;
+		entry = table + 16 * nfeat++;
+		if (!perf_within(p, entry, 16))
+			return perf_fail(p->diag, -pte_bad_file, entry,
+			                 "the table of header features ends "
+			                 "beyond the file (feature %llu)",
+			                 (unsigned long long)i);
+		off = rd64(b + entry);
+		size = rd64(b + entry + 8);
+		if (i == ptd_perf_feat_cpuid) {
+			err = perf_cpuid(p, entry, off, size);
+			if (err < 0)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int perf_add_buffer(struct perf_parse *p, uint64_t rec, uint64_t size)
+{
+	const uint8_t *r = p->buf + rec;
+	struct ptd_perf_buffer *buf;
+
+	if (p->num_buffers == p->cap_buffers) {
+		size_t cap = p->cap_buffers ? 2 * p->cap_buffers : 16;
+		struct ptd_perf_buffer *bufs;
+
+		bufs = realloc(p->buffers, cap * sizeof(*bufs));
+		if (!bufs)
+			return -pte_nomem;
+		p->buffers = bufs;
+		p->cap_buffers = cap;
+	}
+	buf = &p->buffers[p->num_buffers++];
+	memset(buf, 0, sizeof(*buf));
+	buf->size = rd64(r + 8);
+	buf->aux_offset = rd64(r + 16);
+	buf->reference = rd64(r + 24);
+	buf->idx = rd32(r + 32);
+	buf->tid = rd32(r + 36);
+	buf->cpu = (int32_t)rd32(r + 40);
+	buf->file_offset = rec + size;
+	/* (data is set when the trace is copied.) */
+	return 0;
+}
+
+/* One record at @at of @size bytes (its header checked); *@next is where
+ * the next one starts. */
+static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
+                       uint64_t size, uint64_t end, uint64_t *next)
+{
+	const uint8_t *r = p->buf + at;
+	uint64_t trace;
+	int err;
+
+	*next = at + size;
+	switch (type) {
+	case ptd_perf_rec_auxtrace:
+		if (size < ptd_perf_auxtrace_size)
+			return perf_fail(p->diag, -pte_bad_file, at,
+			                 "an AUXTRACE record of %llu bytes (at "
+			                 "least %d)",
+			                 (unsigned long long)size,
+			                 ptd_perf_auxtrace_size);
+		trace = rd64(r + 8);
+		if (trace > end - *next)
+			return perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "an AUXTRACE record's %llu trace bytes "
+			        "run %llu bytes past the end of the data",
+			        (unsigned long long)trace,
+			        (unsigned long long)(trace - (end - *next)));
+		err = perf_add_buffer(p, at, size);
+		if (err < 0)
+			return err;
+		*next += trace;
+		return 0;
+
+	case ptd_perf_rec_auxtrace_info: {
+		uint32_t kind;
+
+		if (size < ptd_perf_info_priv + 8 * ptd_perf_priv_min)
+			return perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "an AUXTRACE_INFO record of %llu bytes "
+			        "(Intel PT needs at least %d)",
+			        (unsigned long long)size,
+			        ptd_perf_info_priv + 8 * ptd_perf_priv_min);
+		kind = rd32(r + 8);
+		if (kind != ptd_perf_auxtrace_intel_pt)
+			return perf_fail(
+			        p->diag, -pte_not_supported, at,
+			        "the recording holds AUX trace of type "
+			        "%u, not Intel PT (type 1)",
+			        (unsigned)kind);
+		if (p->info_at)
+			return perf_fail(p->diag, -pte_bad_file, at,
+			                 "a second AUXTRACE_INFO record (the "
+			                 "first is at %llu)",
+			                 (unsigned long long)p->info_at);
+		p->info_at = at;
+		p->info_size = size;
+		return 0;
+	}
+
+	case ptd_perf_rec_header_attr:
+		/* The attribute (its own size at offset 4), then ids. */
+		if (size < 8 + ptd_perf_attr_min ||
+		    rd32(r + 8 + 4) < ptd_perf_attr_min ||
+		    rd32(r + 8 + 4) > size - 8)
+			return perf_fail(p->diag, -pte_bad_file, at,
+			                 "a HEADER_ATTR record of %llu bytes "
+			                 "does not hold its attribute",
+			                 (unsigned long long)size);
+		return perf_add_attr(p, r + 8);
+
+	case ptd_perf_rec_header_feature:
+		if (size < 16)
+			return perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "a HEADER_FEATURE record of %llu bytes",
+			        (unsigned long long)size);
+		if (rd64(r + 8) == ptd_perf_feat_cpuid)
+			return perf_cpuid(p, at, at + 16, size - 16);
+		return 0;
+
+	case ptd_perf_rec_compressed:
+	case ptd_perf_rec_compressed2:
+		p->num_compressed += 1;
+		return 0;
+
+	default:
+		return 0;
+	}
+}
+
+static int perf_records(struct perf_parse *p, uint64_t at, uint64_t end)
+{
+	while (at < end) {
+		uint64_t size, next;
+		uint32_t type;
+		int err;
+
+		if (end - at < 8)
+			return perf_fail(p->diag, -pte_bad_file, at,
+			                 "a record header cut off after %llu "
+			                 "bytes",
+			                 (unsigned long long)(end - at));
+		type = rd32(p->buf + at);
+		size = (uint64_t)p->buf[at + 6] | (uint64_t)p->buf[at + 7] << 8;
+		if (size < 8)
+			return perf_fail(p->diag, -pte_bad_file, at,
+			                 "a record of type %u with a size of "
+			                 "%llu bytes (at least 8)",
+			                 (unsigned)type,
+			                 (unsigned long long)size);
+		if (size > end - at)
+			return perf_fail(p->diag, -pte_bad_file, at,
+			                 "a record of type %u and %llu bytes "
+			                 "runs past the end of the data (%llu "
+			                 "bytes left)",
+			                 (unsigned)type,
+			                 (unsigned long long)size,
+			                 (unsigned long long)(end - at));
+		err = perf_record(p, at, type, size, end, &next);
+		if (err < 0)
+			return err;
+		at = next;
+	}
+	return 0;
+}
+
+/* The pieces of AUXTRACE_INFO (priv[i] is at @priv + 8 i). */
+static int perf_take_info(struct ptd_perf *perf, const struct perf_parse *p)
+{
+	struct ptd_perf_info *info = &perf->info;
+	const uint8_t *priv = p->buf + p->info_at + ptd_perf_info_priv;
+	uint64_t n = (p->info_size - ptd_perf_info_priv) / 8, shift;
+	size_t i;
+
+	info->pmu_type = (uint32_t)rd64(priv);
+	shift = rd64(priv + 8);
+	info->tc.time_shift = (uint16_t)(shift > 63 ? 0 : shift);
+	info->tc.time_mult = (uint32_t)rd64(priv + 16);
+	info->tc.time_zero = rd64(priv + 24);
+	info->have_tc = rd64(priv + 32) && shift <= 63 && info->tc.time_mult;
+	info->tsc_bit = rd64(priv + 40);
+	info->noretcomp_bit = rd64(priv + 48);
+	info->have_sched_switch = (uint32_t)rd64(priv + 56);
+	info->snapshot_mode = rd64(priv + 64) ? 1 : 0;
+	info->per_cpu_mmaps = rd64(priv + 72) ? 1 : 0;
+	if (n >= 15) {
+		info->mtc_bit = rd64(priv + 80);
+		info->mtc_freq_bits = rd64(priv + 88);
+		info->tsc_ctc_n = (uint32_t)rd64(priv + 96);
+		info->tsc_ctc_d = (uint32_t)rd64(priv + 104);
+		info->cyc_bit = rd64(priv + 112);
+	}
+	if (n >= 16)
+		info->max_nonturbo_ratio = (uint32_t)rd64(priv + 120);
+	perf->filter = NULL;
+	if (n >= 17) {
+		uint64_t len = rd64(priv + 128);
+
+		/* The string, NUL-terminated, in roundup(len + 1, 8) bytes. */
+		if (len && len >= 8 * (n - 17))
+			return perf_fail(p->diag, -pte_bad_file,
+			                 p->info_at + ptd_perf_info_priv + 128,
+			                 "the address filter string of %llu "
+			                 "bytes does not fit in AUXTRACE_INFO",
+			                 (unsigned long long)len);
+		if (len) {
+			perf->filter = malloc((size_t)len + 1);
+			if (!perf->filter)
+				return -pte_nomem;
+			memcpy(perf->filter, priv + 136, (size_t)len);
+			perf->filter[len] = '\0';
+		}
+	}
+	info->filter = perf->filter ? perf->filter : "";
+
+	/* The intel_pt attribute. */
+	for (i = 0; i < p->num_attrs; ++i)
+		if (p->attrs[i].type == info->pmu_type)
+			break;
+	if (i == p->num_attrs)
+		return perf_fail(p->diag, -pte_bad_config, p->info_at,
+		                 "no event attribute has the Intel PT PMU's "
+		                 "type %u",
+		                 (unsigned)info->pmu_type);
+	info->config = p->attrs[i].config;
+	info->sample_type = p->attrs[i].sample_type;
+	/* perf_event_attr bits: 4 exclude_user, 5 exclude_kernel. */
+	info->exclude_user = (uint8_t)(p->attrs[i].flags >> 4 & 1);
+	info->exclude_kernel = (uint8_t)(p->attrs[i].flags >> 5 & 1);
+	return 0;
+}
+
+/* The CPUID feature, "GenuineIntel,6,78,3", into info.cpuid and cpu. */
+static void perf_take_cpuid(struct ptd_perf *perf, const struct perf_parse *p)
+{
+	struct ptd_perf_info *info = &perf->info;
+	unsigned long v[3];
+	const char *s;
+	char *end;
+	size_t len = (size_t)p->cpuid_len, k;
+
+	memset(&info->cpu, 0, sizeof(info->cpu));
+	if (len >= sizeof(perf->cpuid))
+		len = sizeof(perf->cpuid) - 1;
+	if (p->cpuid_at)
+		memcpy(perf->cpuid, p->buf + p->cpuid_at, len);
+	perf->cpuid[len] = '\0';
+	info->cpuid = perf->cpuid;
+
+	if (strncmp(perf->cpuid, "GenuineIntel,", 13) != 0)
+		return;
+	s = perf->cpuid + 13;
+	for (k = 0; k < 3; ++k) {
+		if (*s < '0' || *s > '9')
+			return;
+		v[k] = strtoul(s, &end, 10);
+		s = end;
+		if (k < 2 && *s++ != ',')
+			return;
+	}
+	/* (perf may add more fields after the stepping.) */
+	if ((*s && *s != ',') || v[0] > 0xffff || v[1] > 0xff || v[2] > 0xff)
+		return;
+	info->cpu.vendor = pcv_intel;
+	info->cpu.family = (uint16_t)v[0];
+	info->cpu.model = (uint8_t)v[1];
+	info->cpu.stepping = (uint8_t)v[2];
+}
+
+static int perf_cmp_idx(const void *a, const void *b)
+{
+	const struct ptd_perf_stream *x = a, *y = b;
+
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Group the buffers by AUX area and copy their trace, stream by stream. */
+static int perf_take_trace(struct ptd_perf *perf, struct perf_parse *p)
+{
+	uint64_t total = 0, at;
+	size_t i, s;
+
+	perf->buffers = p->buffers;
+	perf->num_buffers = p->num_buffers;
+	p->buffers = NULL;
+	for (i = 0; i < perf->num_buffers; ++i) {
+		struct ptd_perf_buffer *b = &perf->buffers[i];
+
+		/* (Each buffer lies inside the file, which lies in memory.) */
+		total += b->size;
+		for (s = 0; s < perf->num_streams; ++s)
+			if (perf->streams[s].idx == b->idx)
+				break;
+		if (s == perf->num_streams) {
+			struct ptd_perf_stream *st;
+
+			/* At most one stream per buffer. */
+			if (!perf->streams) {
+				perf->streams = calloc(perf->num_buffers,
+				                       sizeof(*perf->streams));
+				if (!perf->streams)
+					return -pte_nomem;
+			}
+			st = &perf->streams[perf->num_streams++];
+			st->idx = b->idx;
+			st->tid = b->tid;
+			st->cpu = b->cpu;
+		}
+		perf->streams[s].size += b->size;
+		perf->streams[s].num_buffers += 1;
+	}
+	perf->info.num_buffers = perf->num_buffers;
+	perf->info.trace_bytes = total;
+	if (perf->num_streams)
+		qsort(perf->streams, perf->num_streams, sizeof(*perf->streams),
+		      perf_cmp_idx);
+
+	if (total > SIZE_MAX - 1)
+		return -pte_nomem;
+	perf->trace = malloc(total ? (size_t)total : 1);
+	if (!perf->trace)
+		return -pte_nomem;
+	at = 0;
+	for (s = 0; s < perf->num_streams; ++s) {
+		struct ptd_perf_stream *st = &perf->streams[s];
+
+		st->data = perf->trace + at;
+		for (i = 0; i < perf->num_buffers; ++i) {
+			struct ptd_perf_buffer *b = &perf->buffers[i];
+
+			if (b->idx != st->idx)
+				continue;
+			memcpy(perf->trace + at, p->buf + b->file_offset,
+			       (size_t)b->size);
+			b->data = perf->trace + at;
+			at += b->size;
+		}
+	}
+	return 0;
+}
+
+int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
+                   struct ptd_perf_diag *diag)
+{
+	struct perf_parse p;
+	struct ptd_perf *perf;
+	uint64_t magic, hsize, begin = 0, end = 0;
+	int err;
+
+	if (diag)
+		memset(diag, 0, sizeof(*diag));
+	if (!out || !buf)
+		return perf_fail(diag, -pte_invalid, 0, "a NULL argument");
+	*out = NULL;
+
+	memset(&p, 0, sizeof(p));
+	p.buf = buf;
+	p.size = size;
+	p.diag = diag;
+	if (size < ptd_perf_pipe_header_size)
+		return perf_fail(diag, -pte_bad_file, 0,
+		                 "%zu bytes are too few for a perf.data file",
+		                 size);
+	magic = rd64(p.buf);
+	if (magic == PTD_PERF_MAGIC2_SWAPPED)
+		return perf_fail(diag, -pte_not_supported, 0,
+		                 "a big-endian perf.data file");
+	if (magic == PTD_PERF_MAGIC1)
+		return perf_fail(diag, -pte_not_supported, 0,
+		                 "a perf.data file of the obsolete format "
+		                 "\"PERFFILE\"");
+	if (magic != PTD_PERF_MAGIC2)
+		return perf_fail(diag, -pte_bad_file, 0,
+		                 "not a perf.data file (no \"PERFILE2\" at the "
+		                 "start)");
+
+	hsize = rd64(p.buf + 8);
+	if (hsize == ptd_perf_pipe_header_size) {
+		p.pipe = 1;
+		begin = ptd_perf_pipe_header_size;
+		end = size;
+		err = 0;
+	} else if (hsize < ptd_perf_header_size) {
+		err = perf_fail(diag, -pte_bad_file, 8,
+		                "a header size of %llu bytes (%d, or 16 for "
+		                "the pipe format)",
+		                (unsigned long long)hsize,
+		                ptd_perf_header_size);
+	} else if (hsize > size) {
+		err = perf_fail(diag, -pte_bad_file, 8,
+		                "the file ends after %zu bytes, inside its "
+		                "%llu-byte header",
+		                size, (unsigned long long)hsize);
+	} else {
+		err = perf_file_header(&p, &begin, &end);
+	}
+	if (err >= 0)
+		err = perf_records(&p, begin, end);
+	if (err >= 0 && !p.info_at)
+		err = perf_fail(diag, -pte_bad_config, 0,
+		                "no Intel PT trace: the file has no "
+		                "AUXTRACE_INFO record (not recorded with "
+		                "-e intel_pt//?)");
+
+	perf = NULL;
+	if (err >= 0) {
+		perf = calloc(1, sizeof(*perf));
+		if (!perf)
+			err = -pte_nomem;
+	}
+	if (err >= 0)
+		err = perf_take_info(perf, &p);
+	if (err >= 0) {
+		perf_take_cpuid(perf, &p);
+		perf->info.num_compressed = p.num_compressed;
+		perf->info.pipe = (uint8_t)p.pipe;
+		err = perf_take_trace(perf, &p);
+	}
+	free(p.attrs);
+	free(p.buffers);
+	if (err < 0) {
+		if (err == -pte_nomem && diag && !diag->message[0])
+			perf_fail(diag, err, 0, "out of memory");
+		ptd_perf_free(perf);
+		return err;
+	}
+	*out = perf;
+	return 0;
+}
+
+int ptd_perf_read(struct ptd_perf **out, const char *path,
+                  struct ptd_perf_diag *diag)
+{
+	FILE *file;
+	uint8_t *buf = NULL;
+	size_t size = 0, cap = 0;
+	int err;
+
+	if (diag)
+		memset(diag, 0, sizeof(*diag));
+	if (!out || !path)
+		return perf_fail(diag, -pte_invalid, 0, "a NULL argument");
+	*out = NULL;
+	file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!file)
+		return perf_fail(diag, -pte_bad_file, 0, "cannot open %s",
+		                 path);
+	/* Read to the end (a pipe has no size to ask for). */
+	for (;;) {
+		size_t got;
+
+		if (size == cap) {
+			size_t ncap = cap ? 2 * cap : (size_t)1 << 20;
+			uint8_t *nbuf;
+
+			if (ncap < cap) {
+				err = -pte_nomem;
+				break;
+			}
+			nbuf = realloc(buf, ncap);
+			if (!nbuf) {
+				err = -pte_nomem;
+				break;
+			}
+			buf = nbuf;
+			cap = ncap;
+		}
+		got = fread(buf + size, 1, cap - size, file);
+		size += got;
+		if (got == 0) {
+			err = ferror(file) ? -pte_bad_file : 0;
+			break;
+		}
+	}
+	if (file != stdin)
+		fclose(file);
+	if (err == -pte_bad_file)
+		perf_fail(diag, err, size, "cannot read %s", path);
+	else if (err == -pte_nomem)
+		perf_fail(diag, err, size, "out of memory reading %s", path);
+	else
+		err = ptd_perf_parse(out, buf ? (const void *)buf : "", size,
+		                     diag);
+	free(buf);
+	return err;
+}

@@ -1,0 +1,5 @@
+# Sources of the perf.data layer (relative to this folder).
+list(APPEND PTD_LAYER_SOURCES
+  perf_parse.c
+  perf_access.c
+)

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The perf.data reader on the real recording of ../shared/corpora/perf-data.
+ *
+ * Usage: perf_corpus <perf.data>
+ *
+ * Checks what the corpora README and the file's summary (made by an
+ * independent parser) say about perf.data.intel_pt-4.14: the intel_pt event
+ * and AUXTRACE_INFO values, the CPUID feature, two AUX areas whose trace is
+ * byte for byte the <file>.auxtrace-idx<N>-cpu<C>.bin files beside it, perf's
+ * time conversion (the README's anchor: TSC 0xbc4cbefc32 is perf time
+ * 641.256845844 s), the decoder configuration ptd_perf_config() makes, and
+ * that the query decoder with that configuration reads both streams end to
+ * end without an error.  Exit status 0, 1 with the failed checks printed, 77
+ * if the file is absent. */
+#include "ptdecode/ptdecode.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			printf("perf_corpus: check failed: %s\n", #cond);      \
+			failures += 1;                                         \
+		}                                                              \
+	} while (0)
+
+/* Whether @stream's trace equals the file @path. */
+static int same_as_file(const struct ptd_perf_stream *stream, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	size_t got;
+	int same;
+
+	if (!f) {
+		printf("perf_corpus: cannot open %s\n", path);
+		return 0;
+	}
+	buf = malloc((size_t)stream->size + 1);
+	if (!buf) {
+		fclose(f);
+		return 0;
+	}
+	got = fread(buf, 1, (size_t)stream->size + 1, f);
+	fclose(f);
+	same = got == stream->size && !memcmp(buf, stream->data, got);
+	free(buf);
+	return same;
+}
+
+/* Decode @stream with the query decoder as a tool would; returns the number
+ * of errors and counts the TNT bits in *@branches. */
+static uint64_t decode(const struct pt_config *base,
+                       const struct ptd_perf_stream *stream, uint64_t *branches)
+{
+	struct pt_config config = *base;
+	struct pt_query_decoder *dec;
+	uint64_t errors = 0;
+	int status;
+
+	config.begin = (uint8_t *)stream->data;
+	config.end = (uint8_t *)stream->data + stream->size;
+	dec = pt_qry_alloc_decoder(&config);
+	if (!dec)
+		return 1;
+	*branches = 0;
+	for (;;) {
+		uint64_t ip, offset = 0;
+
+		status = pt_qry_sync_forward(dec, &ip);
+		if (status == -pte_eos)
+			break;
+		while (status >= 0) {
+			struct pt_event ev;
+			int taken;
+
+			if (status & pts_event_pending)
+				status = pt_qry_event(dec, &ev, sizeof(ev));
+			else if ((status = pt_qry_cond_branch(dec, &taken)) >=
+			         0)
+				*branches += 1;
+			else if (status == -pte_bad_query)
+				status = pt_qry_indirect_branch(dec, &ip);
+		}
+		if (status == -pte_eos)
+			break;
+		pt_qry_get_offset(dec, &offset);
+		printf("perf_corpus: cpu %" PRId32 ": error %s at 0x%" PRIx64
+		       "\n",
+		       stream->cpu, pt_errstr(pt_errcode(status)), offset);
+		errors += 1;
+	}
+	pt_qry_free_decoder(dec);
+	return errors;
+}
+
+int main(int argc, char **argv)
+{
+	struct ptd_perf *perf;
+	struct ptd_perf_diag diag;
+	struct ptd_perf_info info;
+	struct ptd_rtit_diag rdiag;
+	struct pt_config config;
+	FILE *f;
+	uint64_t ns = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: perf_corpus <perf.data>\n");
+		return 2;
+	}
+	f = fopen(argv[1], "rb");
+	if (!f) {
+		printf("perf_corpus: skipped: %s is absent\n", argv[1]);
+		return 77;
+	}
+	fclose(f);
+
+	if (ptd_perf_read(&perf, argv[1], &diag) < 0) {
+		printf("perf_corpus: %s:%" PRIu64 ": %s\n", argv[1],
+		       diag.offset, diag.message);
+		return 1;
+	}
+	CHECK(ptd_perf_get_info(perf, &info) == 0);
+	CHECK(info.pmu_type == 6);
+	CHECK(info.config == 0x300e601);
+	CHECK(info.sample_type == 0x10087);
+	CHECK(!info.exclude_kernel && !info.exclude_user);
+	CHECK(info.have_tc && info.tc.time_shift == 31 &&
+	      info.tc.time_mult == 1789569706u &&
+	      info.tc.time_zero == 0xfffffff86343cb91ull);
+	CHECK(info.tsc_bit == 0x400 && info.noretcomp_bit == 0x800 &&
+	      info.mtc_bit == 0x200 && info.mtc_freq_bits == 0x3c000 &&
+	      info.cyc_bit == 0x2);
+	CHECK(info.have_sched_switch == 3 && !info.snapshot_mode &&
+	      info.per_cpu_mmaps);
+	CHECK(info.tsc_ctc_n == 100 && info.tsc_ctc_d == 2);
+	CHECK(info.max_nonturbo_ratio == 12);
+	CHECK(!strcmp(info.filter, ""));
+	CHECK(!strcmp(info.cpuid, "GenuineIntel,6,78,3"));
+	CHECK(info.num_buffers == 2 && info.trace_bytes == 12240 + 137728);
+	CHECK(!info.pipe && !info.num_compressed);
+	CHECK(ptd_perf_tsc_to_ns(&ns, &info.tc, 0xbc4cbefc32ull) == 0 &&
+	      ns == 641256845844ull);
+
+	pt_config_init(&config);
+	CHECK(ptd_perf_config(perf, &config, &rdiag) == 0);
+	CHECK(config.cpu.vendor == pcv_intel && config.cpu.family == 6 &&
+	      config.cpu.model == 78 && config.cpu.stepping == 3);
+	CHECK(config.mtc_freq == 3 && config.nom_freq == 12 &&
+	      config.cpuid_0x15_eax == 2 && config.cpuid_0x15_ebx == 100);
+	CHECK(config.errata.skd007 && config.errata.skl168);
+
+	CHECK(ptd_perf_num_streams(perf) == 2);
+	for (size_t i = 0; i < ptd_perf_num_streams(perf); ++i) {
+		static const struct {
+			uint32_t idx;
+			int32_t cpu;
+			uint64_t size, min_branches;
+		} want[2] = {{0, 0, 12240, 40000}, {3, 3, 137728, 300000}};
+		struct ptd_perf_stream st;
+		char path[4096];
+		uint64_t branches = 0, errors;
+
+		if (i >= 2 || ptd_perf_get_stream(perf, i, &st) < 0)
+			break;
+		CHECK(st.idx == want[i].idx && st.cpu == want[i].cpu &&
+		      st.size == want[i].size && st.num_buffers == 1);
+		snprintf(path, sizeof(path),
+		         "%s.auxtrace-idx%" PRIu32 "-cpu%" PRId32 ".bin",
+		         argv[1], st.idx, st.cpu);
+		CHECK(same_as_file(&st, path));
+		errors = decode(&config, &st, &branches);
+		printf("perf_corpus: AUX area %" PRIu32 " (cpu %" PRId32
+		       "): %" PRIu64 " bytes, %" PRIu64
+		       " conditional branches, %" PRIu64 " errors\n",
+		       st.idx, st.cpu, st.size, branches, errors);
+		CHECK(errors == 0);
+		CHECK(branches >= want[i].min_branches);
+	}
+	ptd_perf_free(perf);
+	if (failures)
+		return 1;
+	printf("perf_corpus: ok\n");
+	return 0;
+}

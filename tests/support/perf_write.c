@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Writing small perf.data files (perf_write.h).  Layouts: Linux
+ * tools/perf/util/header.h (struct perf_file_header), uapi perf_event.h
+ * (struct perf_event_attr, records) and tools/perf/util/intel-pt.h
+ * (AUXTRACE_INFO's priv[] for Intel PT). */
+#include "perf_write.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void pw_put(struct pw *w, const void *p, size_t n)
+{
+	if (w->n + n > w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 256;
+
+		while (cap < w->n + n)
+			cap *= 2;
+		w->b = realloc(w->b, cap);
+		if (!w->b)
+			abort();
+		w->cap = cap;
+	}
+	if (n)
+		memcpy(w->b + w->n, p, n);
+	w->n += n;
+}
+
+void pw_u64(struct pw *w, uint64_t v)
+{
+	uint8_t b[8];
+
+	for (int i = 0; i < 8; ++i)
+		b[i] = (uint8_t)(v >> (8 * i));
+	pw_put(w, b, 8);
+}
+
+void pw_u32(struct pw *w, uint32_t v)
+{
+	uint8_t b[4];
+
+	for (int i = 0; i < 4; ++i)
+		b[i] = (uint8_t)(v >> (8 * i));
+	pw_put(w, b, 4);
+}
+
+void pw_zero(struct pw *w, size_t n)
+{
+	while (n--)
+		pw_put(w, "", 1);
+}
+
+void pw_set_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; ++i)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A record header: {u32 type, u16 misc, u16 size}. */
+static void pw_rec(struct pw *w, uint32_t type, uint16_t size)
+{
+	uint8_t b[4] = {0, 0, (uint8_t)size, (uint8_t)(size >> 8)};
+
+	pw_u32(w, type);
+	pw_put(w, b, 4);
+}
+
+/* A 112-byte perf_event_attr (PERF_ATTR_SIZE_VER5). */
+static void pw_attr(struct pw *w, uint32_t type, uint64_t config,
+                    uint64_t sample_type, uint64_t flags)
+{
+	pw_u32(w, type);
+	pw_u32(w, 112);
+	pw_u64(w, config);
+	pw_u64(w, 1);           /* sample_period */
+	pw_u64(w, sample_type); /* sample_type */
+	pw_u64(w, 0);           /* read_format */
+	pw_u64(w, flags);
+	pw_zero(w, 112 - 48);
+}
+
+const struct pw_spec pw_good = {1, 17, NULL, "GenuineIntel,6,78,3", 0, 0, 8};
+
+/* The trace of the three buffers. */
+const uint8_t pw_trace_a[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+                                0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
+const uint8_t pw_trace_b[8] = {0x02, 0x23, 0, 0, 0, 0, 0, 0};
+const uint8_t pw_trace_c[8] = {0x19, 1, 2, 3, 4, 5, 6, 7};
+
+static void pw_auxtrace(struct pw *w, const uint8_t *data, uint64_t size,
+                        uint64_t aux_offset, uint32_t idx, uint32_t cpu)
+{
+	pw_rec(w, 71, 48);
+	pw_u64(w, size);
+	pw_u64(w, aux_offset);
+	pw_u64(w, 0xbc4cd519a6ull + idx); /* reference */
+	pw_u32(w, idx);
+	pw_u32(w, 3174); /* tid */
+	pw_u32(w, cpu);
+	pw_u32(w, 0);
+	pw_put(w, data, (size_t)size);
+}
+
+static void pw_info(struct pw *w, const struct pw_spec *s)
+{
+	static const uint64_t priv[17] = {
+	        8,   31,    1789569706, 0xfffffff86343cb91ull,
+	        1,   0x400, 0x800,      3,
+	        0,   1,     0x200,      0x3c000,
+	        100, 2,     0x2,        12,
+	        0};
+	size_t flen = s->filter ? strlen(s->filter) : 0;
+	size_t fwords = flen ? (flen + 1 + 7) / 8 : 0;
+	unsigned n = s->npriv;
+
+	pw_rec(w, 70, (uint16_t)(16 + 8 * (n + (n >= 17 ? fwords : 0))));
+	pw_u32(w, s->auxtrace_type);
+	pw_u32(w, 0);
+	for (unsigned i = 0; i < n; ++i)
+		pw_u64(w, i == 16 ? flen : priv[i]);
+	if (n >= 17 && fwords) {
+		pw_put(w, s->filter, flen);
+		pw_zero(w, 8 * fwords - flen);
+	}
+}
+
+/* The data records: an MMAP, the AUXTRACE_INFO, three buffers (AUX areas
+ * 1, 0 and 1) and what @s adds. */
+static void pw_data(struct pw *w, const struct pw_spec *s)
+{
+	/* MMAP: pid, tid, start, len, pgoff, "x\0" padded to 8. */
+	pw_rec(w, 1, 48);
+	pw_u32(w, 1);
+	pw_u32(w, 1);
+	pw_u64(w, 0x400000);
+	pw_u64(w, 0x1000);
+	pw_u64(w, 0);
+	pw_put(w, "x\0\0\0\0\0\0", 8);
+	pw_info(w, s);
+	if (s->second_info)
+		pw_info(w, s);
+	pw_auxtrace(w, pw_trace_a, sizeof(pw_trace_a), 0, 1, 1);
+	if (s->compressed) {
+		pw_rec(w, 81, 16);
+		pw_u64(w, 0);
+	}
+	pw_auxtrace(w, pw_trace_b, sizeof(pw_trace_b), 0, 0, 0);
+	pw_auxtrace(w, pw_trace_c, sizeof(pw_trace_c), 16, 1, 1);
+	/* FINISHED_ROUND. */
+	pw_rec(w, 68, 8);
+}
+
+/* The CPUID feature: {u32 len; char str[len]} with len a multiple of 8. */
+static void pw_cpuid(struct pw *w, const char *cpuid)
+{
+	size_t len = (strlen(cpuid) + 1 + 7) / 8 * 8;
+
+	pw_u32(w, (uint32_t)len);
+	pw_put(w, cpuid, strlen(cpuid));
+	pw_zero(w, len - strlen(cpuid));
+}
+
+/* A perf.data file of the file format. */
+struct pw pw_write_file(const struct pw_spec *s)
+{
+	struct pw w = {0}, data = {0}, feat = {0};
+	uint64_t attrs_off = 104, attr_size = 128, data_off;
+
+	pw_data(&data, s);
+	if (s->cpuid)
+		pw_cpuid(&feat, s->cpuid);
+
+	pw_put(&w, "PERFILE2", 8);
+	pw_u64(&w, 104);
+	pw_u64(&w, attr_size);
+	pw_u64(&w, attrs_off);
+	pw_u64(&w, 2 * attr_size);
+	data_off = attrs_off + 2 * attr_size;
+	pw_u64(&w, data_off);
+	pw_u64(&w, data.n);
+	pw_u64(&w, 0);
+	pw_u64(&w, 0);
+	/* Features: HOSTNAME (3) and, with a CPUID string, CPUID (9). */
+	pw_u64(&w, (UINT64_C(1) << 3) | (s->cpuid ? UINT64_C(1) << 9 : 0));
+	pw_zero(&w, 24);
+	if (w.n != 104)
+		abort();
+
+	/* Two attributes, each followed by {ids offset, ids size}. */
+	pw_attr(&w, s->attr_type, 0x300e601, 0x10087, 1u << 5);
+	pw_u64(&w, 0);
+	pw_u64(&w, 0);
+	pw_attr(&w, 1, 9, 0x10087, 0);
+	pw_u64(&w, 0);
+	pw_u64(&w, 0);
+	pw_put(&w, data.b, data.n);
+
+	/* The feature table, then the features. */
+	{
+		uint64_t payload = w.n + (s->cpuid ? 32 : 16);
+
+		pw_u64(&w, payload); /* HOSTNAME */
+		pw_u64(&w, 8);
+		if (s->cpuid) {
+			pw_u64(&w, payload + 8);
+			pw_u64(&w, feat.n);
+		}
+		pw_u32(&w, 4);
+		pw_put(&w, "box", 4);
+		pw_put(&w, feat.b, feat.n);
+	}
+	free(data.b);
+	free(feat.b);
+	return w;
+}
+
+/* The same recording in the pipe format. */
+struct pw pw_write_pipe(const struct pw_spec *s)
+{
+	struct pw w = {0};
+
+	pw_put(&w, "PERFILE2", 8);
+	pw_u64(&w, 16);
+	/* HEADER_ATTR: the attribute and one id. */
+	pw_rec(&w, 64, 8 + 112 + 8);
+	pw_attr(&w, s->attr_type, 0x300e601, 0x10087, 1u << 5);
+	pw_u64(&w, 42);
+	if (s->cpuid) {
+		size_t len = (strlen(s->cpuid) + 1 + 7) / 8 * 8;
+
+		pw_rec(&w, 80, (uint16_t)(16 + 4 + len));
+		pw_u64(&w, 9);
+		pw_cpuid(&w, s->cpuid);
+	}
+	pw_data(&w, s);
+	return w;
+}

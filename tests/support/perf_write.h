@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Writing small perf.data files byte by byte, in the file and the pipe
+ * format, for the tests of the perf.data reader (tests/unit/test_perf.c) and
+ * the seeds of its fuzz target (fuzz/gen_seeds.c). */
+#ifndef PTD_PERF_WRITE_H
+#define PTD_PERF_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A growing byte buffer (aborts when out of memory). */
+struct pw {
+	uint8_t *b;
+	size_t n, cap;
+};
+
+void pw_put(struct pw *w, const void *p, size_t n);
+void pw_u64(struct pw *w, uint64_t v);
+void pw_u32(struct pw *w, uint32_t v);
+void pw_zero(struct pw *w, size_t n);
+/* Store @v little-endian at @p. */
+void pw_set_u64(uint8_t *p, uint64_t v);
+
+/* What the files contain. */
+struct pw_spec {
+	/* AUXTRACE_INFO: its type, how many priv words, the filter. */
+	uint32_t auxtrace_type;
+	unsigned npriv;
+	const char *filter;
+	/* The CPUID feature (NULL: none). */
+	const char *cpuid;
+	/* Records to add: a second AUXTRACE_INFO, a compressed record. */
+	int second_info, compressed;
+	/* The intel_pt attribute's type (8 matches priv[0]). */
+	uint32_t attr_type;
+};
+
+/* A recording of Intel PT (PMU type 8, attr.config 0x300e601 with
+ * exclude_kernel, sample_type 0x10087, a Skylake "GenuineIntel,6,78,3",
+ * AUXTRACE_INFO with 17 priv words: perf's TSC conversion 31 / 1789569706 /
+ * 0xfffffff86343cb91, CPUID 0x15 100/2, nominal ratio 12) with an MMAP
+ * record, three trace buffers (AUX areas 1, 0 and 1: pw_trace_a, _b, _c;
+ * tid 3174, reference 0xbc4cd519a6 + idx, AUX offsets 0, 0 and 16) and a
+ * FINISHED_ROUND. */
+extern const struct pw_spec pw_good;
+extern const uint8_t pw_trace_a[16], pw_trace_b[8], pw_trace_c[8];
+
+/* The recording of @s in the file format (a HOSTNAME and, with a cpuid, a
+ * CPUID feature) and in the pipe format.  Free .b when done. */
+struct pw pw_write_file(const struct pw_spec *s);
+struct pw pw_write_pipe(const struct pw_spec *s);
+
+#endif /* PTD_PERF_WRITE_H */

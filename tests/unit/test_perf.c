@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The perf.data reader (lib/perf, include/ptdecode/ptd_perf.h) on perf.data
+ * files written here byte by byte: the file and the pipe format, every
+ * field the reader takes, and broken files (truncated at every length, bad
+ * headers, bad records), which must give an error with an offset inside the
+ * file.  The real recording in ../shared/corpora is checked by
+ * tests/corpora/perf_corpus.c. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ptdecode/ptdecode.h"
+
+#include "perf_write.h"
+
+/* ---- Checks ------------------------------------------------------------ */
+
+static void check_good(const struct ptd_perf *perf, int pipe)
+{
+	struct ptd_perf_info info;
+	struct ptd_perf_buffer b;
+	struct ptd_perf_stream st;
+	uint8_t both[24];
+
+	assert_int_equal(ptd_perf_get_info(perf, &info), 0);
+	assert_int_equal(info.pmu_type, 8);
+	assert_int_equal(info.config, 0x300e601);
+	assert_int_equal(info.sample_type, 0x10087);
+	assert_int_equal(info.exclude_kernel, 1);
+	assert_int_equal(info.exclude_user, 0);
+	assert_int_equal(info.tc.time_shift, 31);
+	assert_int_equal(info.tc.time_mult, 1789569706);
+	assert_int_equal(info.tc.time_zero, 0xfffffff86343cb91ull);
+	assert_int_equal(info.have_tc, 1);
+	assert_int_equal(info.tsc_bit, 0x400);
+	assert_int_equal(info.noretcomp_bit, 0x800);
+	assert_int_equal(info.mtc_bit, 0x200);
+	assert_int_equal(info.mtc_freq_bits, 0x3c000);
+	assert_int_equal(info.cyc_bit, 0x2);
+	assert_int_equal(info.have_sched_switch, 3);
+	assert_int_equal(info.snapshot_mode, 0);
+	assert_int_equal(info.per_cpu_mmaps, 1);
+	assert_int_equal(info.tsc_ctc_n, 100);
+	assert_int_equal(info.tsc_ctc_d, 2);
+	assert_int_equal(info.max_nonturbo_ratio, 12);
+	assert_string_equal(info.filter, "");
+	assert_string_equal(info.cpuid, "GenuineIntel,6,78,3");
+	assert_int_equal(info.cpu.vendor, pcv_intel);
+	assert_int_equal(info.cpu.family, 6);
+	assert_int_equal(info.cpu.model, 78);
+	assert_int_equal(info.cpu.stepping, 3);
+	assert_int_equal(info.num_buffers, 3);
+	assert_int_equal(info.trace_bytes, 32);
+	assert_int_equal(info.num_compressed, 0);
+	assert_int_equal(info.pipe, pipe);
+
+	/* Buffers in file order. */
+	assert_int_equal(ptd_perf_num_buffers(perf), 3);
+	assert_int_equal(ptd_perf_get_buffer(perf, 0, &b), 0);
+	assert_int_equal(b.idx, 1);
+	assert_int_equal(b.cpu, 1);
+	assert_int_equal(b.tid, 3174);
+	assert_int_equal(b.size, 16);
+	assert_int_equal(b.aux_offset, 0);
+	assert_int_equal(b.reference, 0xbc4cd519a6ull + 1);
+	assert_memory_equal(b.data, pw_trace_a, 16);
+	assert_int_equal(ptd_perf_get_buffer(perf, 1, &b), 0);
+	assert_int_equal(b.idx, 0);
+	assert_int_equal(b.cpu, 0);
+	assert_memory_equal(b.data, pw_trace_b, 8);
+	assert_int_equal(ptd_perf_get_buffer(perf, 2, &b), 0);
+	assert_int_equal(b.idx, 1);
+	assert_int_equal(b.aux_offset, 16);
+	assert_memory_equal(b.data, pw_trace_c, 8);
+	assert_int_equal(ptd_perf_get_buffer(perf, 3, &b), -pte_eos);
+
+	/* Streams by AUX area, buffers one after the other. */
+	assert_int_equal(ptd_perf_num_streams(perf), 2);
+	assert_int_equal(ptd_perf_get_stream(perf, 0, &st), 0);
+	assert_int_equal(st.idx, 0);
+	assert_int_equal(st.cpu, 0);
+	assert_int_equal(st.size, 8);
+	assert_int_equal(st.num_buffers, 1);
+	assert_memory_equal(st.data, pw_trace_b, 8);
+	assert_int_equal(ptd_perf_get_stream(perf, 1, &st), 0);
+	assert_int_equal(st.idx, 1);
+	assert_int_equal(st.cpu, 1);
+	assert_int_equal(st.tid, 3174);
+	assert_int_equal(st.size, 24);
+	assert_int_equal(st.num_buffers, 2);
+	memcpy(both, pw_trace_a, 16);
+	memcpy(both + 16, pw_trace_c, 8);
+	assert_memory_equal(st.data, both, 24);
+	assert_int_equal(ptd_perf_get_stream(perf, 2, &st), -pte_eos);
+}
+
+/* Parse @n bytes of @w from a buffer of exactly that size (so ASan sees any
+ * read beyond it). */
+static int parse_n(const struct pw *w, size_t n, struct ptd_perf **perf,
+                   struct ptd_perf_diag *diag)
+{
+	uint8_t *copy = malloc(n ? n : 1);
+	int err;
+
+	assert_non_null(copy);
+	memcpy(copy, w->b, n);
+	err = ptd_perf_parse(perf, copy, n, diag);
+	free(copy);
+	return err;
+}
+
+/* Parsing @w fails with @err, a message and @offset. */
+static void expect_error(const struct pw *w, int err, uint64_t offset)
+{
+	struct ptd_perf *perf = (struct ptd_perf *)&perf;
+	struct ptd_perf_diag diag;
+
+	assert_int_equal(parse_n(w, w->n, &perf, &diag), err);
+	assert_null(perf);
+	assert_true(diag.message[0] != '\0');
+	assert_int_equal(diag.offset, offset);
+}
+
+/* ---- Tests ------------------------------------------------------------- */
+
+static void test_file_format(void **state)
+{
+	struct pw w = pw_write_file(&pw_good);
+	struct ptd_perf *perf;
+	struct ptd_perf_diag diag;
+
+	(void)state;
+	assert_int_equal(parse_n(&w, w.n, &perf, &diag), 0);
+	assert_string_equal(diag.message, "");
+	check_good(perf, 0);
+	ptd_perf_free(perf);
+	free(w.b);
+}
+
+static void test_pipe_format(void **state)
+{
+	struct pw w = pw_write_pipe(&pw_good);
+	struct ptd_perf *perf;
+	struct ptd_perf_diag diag;
+
+	(void)state;
+	assert_int_equal(parse_n(&w, w.n, &perf, &diag), 0);
+	check_good(perf, 1);
+	ptd_perf_free(perf);
+	free(w.b);
+}
+
+static void test_config(void **state)
+{
+	struct pw w = pw_write_file(&pw_good);
+	struct ptd_perf *perf;
+	struct pt_config config;
+	struct ptd_rtit_diag diag;
+
+	(void)state;
+	assert_int_equal(ptd_perf_parse(&perf, w.b, w.n, NULL), 0);
+	pt_config_init(&config);
+	config.begin = (uint8_t *)w.b;
+	config.end = (uint8_t *)w.b + 1;
+	assert_int_equal(ptd_perf_config(perf, &config, &diag), 0);
+	assert_int_equal(config.cpu.vendor, pcv_intel);
+	assert_int_equal(config.cpu.family, 6);
+	assert_int_equal(config.cpu.model, 78);
+	assert_int_equal(config.cpu.stepping, 3);
+	/* Skylake's errata come with the processor. */
+	assert_int_equal(config.errata.skd007, 1);
+	assert_int_equal(config.mtc_freq, 3);
+	assert_int_equal(config.nom_freq, 12);
+	assert_int_equal(config.cpuid_0x15_eax, 2);
+	assert_int_equal(config.cpuid_0x15_ebx, 100);
+	/* The buffer is the caller's. */
+	assert_ptr_equal(config.begin, w.b);
+	assert_int_equal(diag.error, 0);
+	/* perf.data records no CPUID leaf 0x14. */
+	assert_true(diag.notes & ptd_rtit_note_no_cpuid_0x14);
+
+	assert_int_equal(ptd_perf_config(NULL, &config, NULL), -pte_invalid);
+	assert_int_equal(ptd_perf_config(perf, NULL, NULL), -pte_invalid);
+	ptd_perf_free(perf);
+	free(w.b);
+}
+
+/* Without the ratio (a record of 10 priv words), MTC cannot be decoded. */
+static void test_short_info(void **state)
+{
+	struct pw_spec s = pw_good;
+	struct pw w;
+	struct ptd_perf *perf;
+	struct ptd_perf_info info;
+	struct pt_config config;
+	struct ptd_rtit_diag diag;
+
+	(void)state;
+	s.npriv = 10;
+	w = pw_write_file(&s);
+	assert_int_equal(ptd_perf_parse(&perf, w.b, w.n, NULL), 0);
+	assert_int_equal(ptd_perf_get_info(perf, &info), 0);
+	assert_int_equal(info.tsc_ctc_n, 0);
+	assert_int_equal(info.tsc_ctc_d, 0);
+	assert_int_equal(info.mtc_bit, 0);
+	assert_int_equal(info.max_nonturbo_ratio, 0);
+	assert_int_equal(info.per_cpu_mmaps, 1);
+	pt_config_init(&config);
+	assert_int_equal(ptd_perf_config(perf, &config, &diag),
+	                 -pte_bad_config);
+	assert_true(diag.message[0] != '\0');
+	ptd_perf_free(perf);
+	free(w.b);
+}
+
+static void test_filter_compressed(void **state)
+{
+	struct pw_spec s = pw_good;
+	struct pw w;
+	struct ptd_perf *perf;
+	struct ptd_perf_info info;
+
+	(void)state;
+	s.filter = "filter main @ /bin/ls";
+	s.compressed = 1;
+	w = pw_write_file(&s);
+	assert_int_equal(ptd_perf_parse(&perf, w.b, w.n, NULL), 0);
+	assert_int_equal(ptd_perf_get_info(perf, &info), 0);
+	assert_string_equal(info.filter, "filter main @ /bin/ls");
+	assert_int_equal(info.num_compressed, 1);
+	assert_int_equal(info.num_buffers, 3);
+	ptd_perf_free(perf);
+	free(w.b);
+}
+
+static void test_cpuid(void **state)
+{
+	static const struct {
+		const char *cpuid;
+		int vendor, family, model, stepping;
+	} cases[] = {
+	        {"GenuineIntel,6,143,8", pcv_intel, 6, 143, 8},
+	        {"GenuineIntel,6,85,7,more", pcv_intel, 6, 85, 7},
+	        {"AuthenticAMD,23,1,2", pcv_unknown, 0, 0, 0},
+	        {"GenuineIntel,6,85", pcv_unknown, 0, 0, 0},
+	        {"GenuineIntel,6,300,1", pcv_unknown, 0, 0, 0},
+	        {"GenuineIntel,x,1,1", pcv_unknown, 0, 0, 0},
+	        {NULL, pcv_unknown, 0, 0, 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+		struct pw_spec s = pw_good;
+		struct pw w;
+		struct ptd_perf *perf;
+		struct ptd_perf_info info;
+		struct pt_config config;
+		struct ptd_rtit_diag diag;
+
+		s.cpuid = cases[i].cpuid;
+		w = pw_write_file(&s);
+		assert_int_equal(ptd_perf_parse(&perf, w.b, w.n, NULL), 0);
+		assert_int_equal(ptd_perf_get_info(perf, &info), 0);
+		assert_string_equal(info.cpuid,
+		                    cases[i].cpuid ? cases[i].cpuid : "");
+		assert_int_equal(info.cpu.vendor, cases[i].vendor);
+		assert_int_equal(info.cpu.family, cases[i].family);
+		assert_int_equal(info.cpu.model, cases[i].model);
+		assert_int_equal(info.cpu.stepping, cases[i].stepping);
+		pt_config_init(&config);
+		assert_int_equal(ptd_perf_config(perf, &config, &diag), 0);
+		if (cases[i].vendor == pcv_unknown)
+			assert_true(diag.notes & ptd_rtit_note_cpu_unknown);
+		ptd_perf_free(perf);
+		free(w.b);
+	}
+}
+
+/* Every prefix of a file: the file format always fails (the features come
+ * last); the pipe format may end after any whole record.  Errors must be
+ * inside the prefix. */
+static void test_truncated(void **state)
+{
+	for (int pipe = 0; pipe < 2; ++pipe) {
+		struct pw w = pipe ? pw_write_pipe(&pw_good)
+		                   : pw_write_file(&pw_good);
+
+		(void)state;
+		for (size_t n = 0; n < w.n; ++n) {
+			struct ptd_perf *perf;
+			struct ptd_perf_diag diag;
+			int err = parse_n(&w, n, &perf, &diag);
+
+			if (err >= 0) {
+				assert_true(pipe);
+				assert_true(ptd_perf_num_buffers(perf) <= 3);
+				ptd_perf_free(perf);
+				continue;
+			}
+			assert_null(perf);
+			assert_true(err == -pte_bad_file ||
+			            err == -pte_bad_config);
+			assert_true(diag.message[0] != '\0');
+			assert_true(diag.offset <= n);
+		}
+		free(w.b);
+	}
+}
+
+static void test_bad_header(void **state)
+{
+	struct pw w = pw_write_file(&pw_good);
+	struct pw c = {0};
+
+	(void)state;
+	pw_put(&c, w.b, w.n);
+
+	memcpy(c.b, "PERFILE3", 8);
+	expect_error(&c, -pte_bad_file, 0);
+	memcpy(c.b, "2ELIFREP", 8);
+	expect_error(&c, -pte_not_supported, 0);
+	memcpy(c.b, "PERFFILE", 8);
+	expect_error(&c, -pte_not_supported, 0);
+	memcpy(c.b, "PERFILE2", 8);
+
+	pw_set_u64(c.b + 8, 50); /* header size */
+	expect_error(&c, -pte_bad_file, 8);
+	pw_set_u64(c.b + 8, 104);
+	pw_set_u64(c.b + 16, 40); /* attribute entry size */
+	expect_error(&c, -pte_bad_file, 16);
+	pw_set_u64(c.b + 16, 100); /* not a divisor of the section */
+	expect_error(&c, -pte_bad_file, 24);
+	pw_set_u64(c.b + 16, 128);
+	pw_set_u64(c.b + 24, c.n); /* attributes beyond the file */
+	expect_error(&c, -pte_bad_file, 24);
+	pw_set_u64(c.b + 24, 104);
+	pw_set_u64(c.b + 48, c.n); /* data beyond the file */
+	expect_error(&c, -pte_bad_file, 40);
+	memcpy(c.b + 48, w.b + 48, 8);
+	c.b[80] |= 0xff; /* more features than the table has */
+	{
+		struct ptd_perf *perf;
+		struct ptd_perf_diag diag;
+
+		assert_int_equal(parse_n(&c, c.n, &perf, &diag), -pte_bad_file);
+		assert_true(diag.offset <= c.n);
+	}
+	memcpy(c.b, w.b, w.n);
+	/* Back to the original: it parses. */
+	{
+		struct ptd_perf *perf;
+
+		assert_int_equal(parse_n(&c, c.n, &perf, NULL), 0);
+		ptd_perf_free(perf);
+	}
+	free(c.b);
+	free(w.b);
+}
+
+/* The offset of the first record of @type in the file format's data. */
+static size_t find_record(const struct pw *w, uint32_t type)
+{
+	size_t at = 104 + 256;
+
+	for (;;) {
+		uint32_t t = (uint32_t)w->b[at] | (uint32_t)w->b[at + 1] << 8;
+		size_t size = (size_t)w->b[at + 6] | (size_t)w->b[at + 7] << 8;
+
+		if (t == type)
+			return at;
+		if (t == 71)
+			size += w->b[at + 8];
+		at += size;
+		assert_true(at < w->n);
+	}
+}
+
+static void test_bad_records(void **state)
+{
+	struct pw w = pw_write_file(&pw_good);
+	size_t info = find_record(&w, 70), aux = find_record(&w, 71);
+	uint8_t keep[16];
+
+	(void)state;
+	/* A record smaller than its header. */
+	memcpy(keep, w.b + info, 16);
+	w.b[info + 6] = 4;
+	w.b[info + 7] = 0;
+	expect_error(&w, -pte_bad_file, info);
+	/* A record running past the data. */
+	w.b[info + 6] = 0xf0;
+	w.b[info + 7] = 0xff;
+	expect_error(&w, -pte_bad_file, info);
+	/* AUXTRACE_INFO of nine priv words. */
+	w.b[info + 6] = 16 + 72;
+	w.b[info + 7] = 0;
+	expect_error(&w, -pte_bad_file, info);
+	memcpy(w.b + info, keep, 16);
+	/* Another kind of AUX trace (3: ARM CoreSight). */
+	w.b[info + 8] = 3;
+	expect_error(&w, -pte_not_supported, info);
+	/* No AUXTRACE_INFO at all: the record is something else now. */
+	w.b[info] = 2;
+	expect_error(&w, -pte_bad_config, 0);
+	memcpy(w.b + info, keep, 16);
+
+	/* An AUXTRACE record too small, and one whose trace runs past the
+	 * data section. */
+	memcpy(keep, w.b + aux, 16);
+	w.b[aux + 6] = 40;
+	expect_error(&w, -pte_bad_file, aux);
+	memcpy(w.b + aux, keep, 16);
+	pw_set_u64(w.b + aux + 8, 0x10000);
+	expect_error(&w, -pte_bad_file, aux);
+	memcpy(w.b + aux, keep, 16);
+	free(w.b);
+
+	/* Two AUXTRACE_INFO records. */
+	{
+		struct pw_spec s = pw_good;
+
+		s.second_info = 1;
+		w = pw_write_file(&s);
+		info = find_record(&w, 70);
+		expect_error(&w, -pte_bad_file, info + 16 + 8 * 17);
+		free(w.b);
+	}
+	/* No attribute of the PMU's type. */
+	{
+		struct pw_spec s = pw_good;
+
+		s.attr_type = 9;
+		w = pw_write_file(&s);
+		expect_error(&w, -pte_bad_config, find_record(&w, 70));
+		free(w.b);
+	}
+	/* A filter string longer than the record. */
+	{
+		struct pw_spec s = pw_good;
+
+		s.filter = "main";
+		w = pw_write_file(&s);
+		info = find_record(&w, 70);
+		pw_set_u64(w.b + info + 16 + 8 * 16, 64);
+		expect_error(&w, -pte_bad_file, info + 16 + 8 * 16);
+		free(w.b);
+	}
+}
+
+static void test_read_file(void **state)
+{
+	struct pw w = pw_write_file(&pw_good);
+	char path[] = "/tmp/ptd_test_perf_XXXXXX";
+	struct ptd_perf *perf;
+	struct ptd_perf_diag diag;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(w.b, 1, w.n, f), w.n);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(ptd_perf_read(&perf, path, &diag), 0);
+	check_good(perf, 0);
+	ptd_perf_free(perf);
+	assert_int_equal(unlink(path), 0);
+
+	assert_int_equal(ptd_perf_read(&perf, path, &diag), -pte_bad_file);
+	assert_null(perf);
+	assert_non_null(strstr(diag.message, path));
+	free(w.b);
+}
+
+static void test_arguments(void **state)
+{
+	struct ptd_perf *perf;
+	struct ptd_perf_diag diag;
+	struct ptd_perf_info info;
+	struct ptd_perf_buffer b;
+	struct ptd_perf_stream s;
+	struct pw w = pw_write_file(&pw_good);
+
+	(void)state;
+	assert_int_equal(ptd_perf_parse(NULL, w.b, w.n, &diag), -pte_invalid);
+	assert_int_equal(ptd_perf_parse(&perf, NULL, w.n, &diag), -pte_invalid);
+	assert_int_equal(ptd_perf_read(NULL, "x", NULL), -pte_invalid);
+	assert_int_equal(ptd_perf_read(&perf, NULL, NULL), -pte_invalid);
+	assert_int_equal(ptd_perf_get_info(NULL, &info), -pte_invalid);
+	assert_int_equal(ptd_perf_num_buffers(NULL), 0);
+	assert_int_equal(ptd_perf_num_streams(NULL), 0);
+	assert_int_equal(ptd_perf_get_buffer(NULL, 0, &b), -pte_invalid);
+	assert_int_equal(ptd_perf_get_stream(NULL, 0, &s), -pte_invalid);
+	ptd_perf_free(NULL);
+
+	assert_int_equal(ptd_perf_parse(&perf, w.b, w.n, NULL), 0);
+	assert_int_equal(ptd_perf_get_info(perf, NULL), -pte_invalid);
+	assert_int_equal(ptd_perf_get_buffer(perf, 0, NULL), -pte_invalid);
+	assert_int_equal(ptd_perf_get_stream(perf, 0, NULL), -pte_invalid);
+	ptd_perf_free(perf);
+	free(w.b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_file_format),
+	        cmocka_unit_test(test_pipe_format),
+	        cmocka_unit_test(test_config),
+	        cmocka_unit_test(test_short_info),
+	        cmocka_unit_test(test_filter_compressed),
+	        cmocka_unit_test(test_cpuid),
+	        cmocka_unit_test(test_truncated),
+	        cmocka_unit_test(test_bad_header),
+	        cmocka_unit_test(test_bad_records),
+	        cmocka_unit_test(test_read_file),
+	        cmocka_unit_test(test_arguments),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
