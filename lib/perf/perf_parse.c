@@ -10,6 +10,7 @@
  * record's trace bytes follow it and are not counted in its size. */
 #include "perf_int.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -649,8 +650,8 @@ int ptd_perf_read(struct ptd_perf **out, const char *path,
 	*out = NULL;
 	file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!file)
-		return perf_fail(diag, -pte_bad_file, 0, "cannot open %s",
-		                 path);
+		return perf_fail(diag, -pte_bad_file, 0, "cannot open %s: %s",
+		                 path, strerror(errno));
 	/* Read to the end (a pipe has no size to ask for). */
 	for (;;) {
 		size_t got;
@@ -681,7 +682,8 @@ int ptd_perf_read(struct ptd_perf **out, const char *path,
 	if (file != stdin)
 		fclose(file);
 	if (err == -pte_bad_file)
-		perf_fail(diag, err, size, "cannot read %s", path);
+		perf_fail(diag, err, size, "cannot read %s: %s", path,
+		          strerror(errno));
 	else if (err == -pte_nomem)
 		perf_fail(diag, err, size, "out of memory reading %s", path);
 	else

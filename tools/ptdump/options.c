@@ -76,6 +76,12 @@ static const char *const ptdump_help_text[] = {
         "                            MSR_PLATFORM_INFO[15:8].",
         "  --cpuid-0x15.eax <n>      CPUID[0x15].EAX (TSC:CTC denominator).",
         "  --cpuid-0x15.ebx <n>      CPUID[0x15].EBX (TSC:CTC numerator).",
+        "  --perf                    <ptfile> is a perf.data file: dump the",
+        "                            trace of each AUX area (CPU), configured",
+        "                            from the file (the four options above and",
+        "                            --cpu override it; ptdecode extension).",
+        "  --perf:aux <idx>          as --perf, only AUX area <idx>, without",
+        "                            a heading (ptdecode extension).",
         "  <ptfile>[:<from>[-<to>]]  the raw trace; with a range, only the",
         "                            bytes from offset <from> up to, but not",
         "                            including, offset <to>.",
@@ -221,6 +227,7 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 
 	memset(args, 0, sizeof(*args));
 	args->options.show_offset = 1;
+	args->perf_aux = -1;
 
 	for (idx = 1; idx < argc; ++idx) {
 		const char *arg = argv[idx];
@@ -270,21 +277,25 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 			if (ptdump_option_cpu(&args->cpu, &idx, argc, argv,
 			                      prog, err) < 0)
 				return ptdump_parse_error;
+			args->given |= ptdump_given_cpu;
 		} else if (strcmp(arg, "--mtc-freq") == 0) {
 			if (ptdump_option_number(&value, UINT8_MAX, &idx, argc,
 			                         argv, prog, err) < 0)
 				return ptdump_parse_error;
 			args->mtc_freq = (uint8_t)value;
+			args->given |= ptdump_given_mtc_freq;
 		} else if (strcmp(arg, "--nom-freq") == 0) {
 			if (ptdump_option_number(&value, UINT8_MAX, &idx, argc,
 			                         argv, prog, err) < 0)
 				return ptdump_parse_error;
 			args->nom_freq = (uint8_t)value;
+			args->given |= ptdump_given_nom_freq;
 		} else if (strcmp(arg, "--cpuid-0x15.eax") == 0) {
 			if (ptdump_option_number(&value, UINT32_MAX, &idx, argc,
 			                         argv, prog, err) < 0)
 				return ptdump_parse_error;
 			args->cpuid_0x15_eax = (uint32_t)value;
+			args->given |= ptdump_given_eax;
 		} else if (strcmp(arg, "--vmx-tsc-multiplier") == 0) {
 			if (ptdump_option_number(&value, UINT64_MAX, &idx, argc,
 			                         argv, prog, err) < 0)
@@ -300,6 +311,15 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 			                         argv, prog, err) < 0)
 				return ptdump_parse_error;
 			args->cpuid_0x15_ebx = (uint32_t)value;
+			args->given |= ptdump_given_ebx;
+		} else if (strcmp(arg, "--perf") == 0) {
+			args->perf = 1;
+		} else if (strcmp(arg, "--perf:aux") == 0) {
+			if (ptdump_option_number(&value, UINT32_MAX, &idx, argc,
+			                         argv, prog, err) < 0)
+				return ptdump_parse_error;
+			args->perf = 1;
+			args->perf_aux = (int64_t)value;
 		} else {
 			fprintf(err,
 			        "%s: unknown option: %s.  Use --help or -h for "

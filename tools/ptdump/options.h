@@ -70,8 +70,26 @@ struct ptdump_args {
 	uint32_t cpuid_0x15_eax;
 	uint32_t cpuid_0x15_ebx;
 
+	/* Which of the five above the command line gave (enum
+	 * ptdump_given): with --perf they override the file's values. */
+	uint32_t given;
+
+	/* --perf: the file is a perf.data file; dump the trace of every AUX
+	 * area (@perf_aux -1) or of AUX area @perf_aux (--perf:aux). */
+	uint32_t perf : 1;
+	int64_t perf_aux;
+
 	/* The trace argument as given: <file>[:<from>[-<to>]]. */
 	const char *trace_arg;
+};
+
+/* Flags for struct ptdump_args.given. */
+enum ptdump_given {
+	ptdump_given_cpu = 1 << 0,
+	ptdump_given_mtc_freq = 1 << 1,
+	ptdump_given_nom_freq = 1 << 2,
+	ptdump_given_eax = 1 << 3,
+	ptdump_given_ebx = 1 << 4
 };
 
 /* How to go on after ptdump_parse_args(). */

@@ -13,6 +13,7 @@
  *	line.c		column layout of a listing line
  *	timing.c	the time column for --time and --tcal
  *	diag.c		"[offset: what: error]" diagnostic lines
+ *	perf.c		--perf: the trace in a perf.data file
  *
  * Exit status: 0 on success (decode errors that ptdump recovered from by
  * resynchronizing included), 1 for command-line and file errors, and the
@@ -21,6 +22,7 @@
 #include "dump.h"
 #include "input.h"
 #include "options.h"
+#include "perf.h"
 #include "timing.h"
 
 #include "ptdecode/ptdecode.h"
@@ -63,6 +65,30 @@ int main(int argc, char *argv[])
 		return (err == -1) ? 1 : -err;
 	}
 
+	if (args.perf) {
+		uint32_t time_diag = 0;
+
+		if (trace.from || trace.has_to) {
+			fprintf(stderr,
+			        "%s: --perf takes no range (%s): it dumps "
+			        "whole "
+			        "AUX areas.\n",
+			        prog, args.trace_arg);
+			ptdump_trace_fini(&trace);
+			return 1;
+		}
+		status = ptdump_perf(&args, trace.filename, prog, &time_diag);
+		ptdump_trace_fini(&trace);
+		ptdump_timing_summary(time_diag, prog, stderr);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "%s: error writing the listing.\n",
+			        prog);
+			if (!status)
+				status = 1;
+		}
+		return status;
+	}
+
 	pt_config_init(&config);
 	config.cpu = args.cpu;
 	config.mtc_freq = args.mtc_freq;
@@ -85,6 +111,12 @@ int main(int argc, char *argv[])
 	}
 	config.begin = trace.buffer;
 	config.end = trace.buffer + trace.size;
+	if (!trace.from && trace.size >= 8 &&
+	    memcmp(trace.buffer, "PERFILE2", 8) == 0)
+		fprintf(stderr,
+		        "%s: note: %s is a perf.data file; --perf dumps the "
+		        "trace it holds.\n",
+		        prog, trace.filename);
 
 	err = ptdump_dump(&config, &args.options, stdout, &stats);
 	status = (err < 0) ? -err : 0;

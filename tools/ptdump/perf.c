@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ptdump: dumping the trace in a perf.data file. */
+#include "perf.h"
+
+#include "diag.h"
+#include "dump.h"
+#include "ptdecode/ptdecode.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The configuration from what the file says, where ptd_perf_config()
+ * refuses it (MTC packets without a CTC ratio, say): the values as they
+ * are, so that the packets can still be dumped. */
+static void ptdump_perf_fallback(struct pt_config *config,
+                                 const struct ptd_perf_info *info)
+{
+	uint64_t bits =
+	        info->mtc_freq_bits ? info->mtc_freq_bits : UINT64_C(0xf) << 14;
+
+	config->cpu = info->cpu;
+	config->cpuid_0x15_eax = info->tsc_ctc_d;
+	config->cpuid_0x15_ebx = info->tsc_ctc_n;
+	config->nom_freq = (uint8_t)info->max_nonturbo_ratio;
+	config->mtc_freq =
+	        (uint8_t)((info->config & bits) >> __builtin_ctzll(bits));
+	if (config->cpu.vendor != pcv_unknown)
+		(void)pt_cpu_errata(&config->errata, &config->cpu);
+}
+
+/* The file's configuration with the command line's values over it. */
+static void ptdump_perf_override(struct pt_config *config,
+                                 const struct ptdump_args *args)
+{
+	if (args->given & ptdump_given_cpu) {
+		config->cpu = args->cpu;
+		memset(&config->errata, 0, sizeof(config->errata));
+		if (config->cpu.vendor != pcv_unknown) {
+			int err = pt_cpu_errata(&config->errata, &config->cpu);
+
+			if (err < 0)
+				ptdump_diag(stdout, 0,
+				            "failed to determine errata", err);
+		}
+	}
+	if (args->given & ptdump_given_mtc_freq)
+		config->mtc_freq = args->mtc_freq;
+	if (args->given & ptdump_given_nom_freq)
+		config->nom_freq = args->nom_freq;
+	if (args->given & ptdump_given_eax)
+		config->cpuid_0x15_eax = args->cpuid_0x15_eax;
+	if (args->given & ptdump_given_ebx)
+		config->cpuid_0x15_ebx = args->cpuid_0x15_ebx;
+}
+
+/* List the file's AUX areas for a message: "0, 3". */
+static void ptdump_perf_areas(const struct ptd_perf *perf, char *buf,
+                              size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ptd_perf_num_streams(perf) && len < size; ++i) {
+		struct ptd_perf_stream st;
+		int n;
+
+		if (ptd_perf_get_stream(perf, i, &st) < 0)
+			break;
+		n = snprintf(buf + len, size - len, "%s%" PRIu32, i ? ", " : "",
+		             st.idx);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+}
+
+int ptdump_perf(const struct ptdump_args *args, const char *filename,
+                const char *prog, uint32_t *time_diag)
+{
+	struct ptd_perf *perf;
+	struct ptd_perf_diag diag;
+	struct ptd_perf_info info;
+	struct ptd_rtit_diag rdiag;
+	struct pt_config base;
+	size_t found = 0;
+	int status = 0, err;
+
+	err = ptd_perf_read(&perf, filename, &diag);
+	if (err < 0) {
+		fprintf(stderr, "%s: %s:%" PRIu64 ": %s.\n", prog, filename,
+		        diag.offset, diag.message);
+		return 1;
+	}
+	(void)ptd_perf_get_info(perf, &info);
+
+	pt_config_init(&base);
+	if (ptd_perf_config(perf, &base, &rdiag) < 0) {
+		fprintf(stderr, "%s: warning: %s: %s.\n", prog, filename,
+		        rdiag.message);
+		ptdump_perf_fallback(&base, &info);
+	}
+	ptdump_perf_override(&base, args);
+
+	for (size_t i = 0; i < ptd_perf_num_streams(perf); ++i) {
+		struct ptd_perf_stream st;
+		struct ptdump_stats stats;
+		struct pt_config config = base;
+
+		if (ptd_perf_get_stream(perf, i, &st) < 0)
+			break;
+		if (args->perf_aux >= 0 && st.idx != (uint64_t)args->perf_aux)
+			continue;
+		found += 1;
+		if (args->perf_aux < 0 && !args->options.quiet)
+			printf("# AUX area %" PRIu32 " (cpu %" PRId32
+			       ", tid %" PRIu32 "): %" PRIu64
+			       " bytes in %" PRIu64 " buffer%s\n",
+			       st.idx, st.cpu, st.tid, st.size, st.num_buffers,
+			       st.num_buffers == 1 ? "" : "s");
+		config.begin = (uint8_t *)st.data;
+		config.end = (uint8_t *)st.data + st.size;
+		err = ptdump_dump(&config, &args->options, stdout, &stats);
+		if (err < 0)
+			status = -err;
+		*time_diag |= stats.time_diag;
+		if (!err && !stats.packets && !stats.errors)
+			fprintf(stderr,
+			        "%s: warning: no PSB packet in AUX area "
+			        "%" PRIu32 " of %s, nothing to dump.\n",
+			        prog, st.idx, filename);
+	}
+
+	if (!found && args->perf_aux >= 0) {
+		char areas[256];
+
+		ptdump_perf_areas(perf, areas, sizeof(areas));
+		fprintf(stderr, "%s: %s has no AUX area %" PRId64 " (%s%s).\n",
+		        prog, filename, args->perf_aux,
+		        areas[0] ? "it has " : "it has none", areas);
+		status = 1;
+	} else if (!found) {
+		fprintf(stderr, "%s: warning: %s holds no Intel PT trace.\n",
+		        prog, filename);
+	}
+	ptd_perf_free(perf);
+	return status;
+}
