@@ -164,10 +164,14 @@ extern pt_export int ptd_perf_get_info(const struct ptd_perf *perf,
  * and nom_freq, through ptd_rtit_ctl_from_perf() and ptd_rtit_config(), so
  * the settings are checked as there; @diag (may be NULL) receives that
  * check's notes (e.g. no TSC packets, an unknown processor) and, on error,
- * its reason.  Returns 0, -pte_invalid for a NULL @perf or @config, or
- * -pte_bad_config if attr.config has bits that are not intel_pt options or
- * the settings cannot be decoded (MTC packets without the CPUID 0x15
- * ratio). */
+ * its reason.  Returns 0, -pte_invalid for a NULL @perf or @config or a
+ * @config->size below sizeof(struct pt_config), or -pte_bad_config if
+ * attr.config has bits that are not intel_pt options or the settings cannot
+ * be decoded (MTC packets without the CPUID 0x15 ratio, for one).  After
+ * -pte_bad_config the fields above hold the file's values as they are (the
+ * processor and its errata, mtc_freq from attr.config, the ratio and the
+ * nominal ratio, 0 where the file has none), so that a tool can still
+ * decode what does not depend on them, packets for one. */
 extern pt_export int ptd_perf_config(const struct ptd_perf *perf,
                                      struct pt_config *config,
                                      struct ptd_rtit_diag *diag);

@@ -25,6 +25,24 @@ int ptd_perf_get_info(const struct ptd_perf *perf, struct ptd_perf_info *info)
 	return 0;
 }
 
+/* What the file says, as it is, where ptd_rtit_config() refuses it. */
+static void perf_config_as_is(const struct ptd_perf_info *info,
+                              struct pt_config *config)
+{
+	uint64_t bits =
+	        info->mtc_freq_bits ? info->mtc_freq_bits : (uint64_t)0xf << 14;
+
+	config->cpu = info->cpu;
+	memset(&config->errata, 0, sizeof(config->errata));
+	if (config->cpu.vendor != pcv_unknown)
+		(void)pt_cpu_errata(&config->errata, &config->cpu);
+	config->cpuid_0x15_eax = info->tsc_ctc_d;
+	config->cpuid_0x15_ebx = info->tsc_ctc_n;
+	config->nom_freq = (uint8_t)info->max_nonturbo_ratio;
+	config->mtc_freq =
+	        (uint8_t)((info->config & bits) >> __builtin_ctzll(bits));
+}
+
 int ptd_perf_config(const struct ptd_perf *perf, struct pt_config *config,
                     struct ptd_rtit_diag *diag)
 {
@@ -50,6 +68,8 @@ int ptd_perf_config(const struct ptd_perf *perf, struct pt_config *config,
 			       "the intel_pt event's attr.config has bits that "
 			       "are no intel_pt option");
 		}
+		if (config->size >= sizeof(*config))
+			perf_config_as_is(info, config);
 		return err;
 	}
 	/* What the MSR reads when nobody wrote it (perf.data does not
@@ -61,7 +81,10 @@ int ptd_perf_config(const struct ptd_perf *perf, struct pt_config *config,
 	cpu.cpuid_0x15_eax = info->tsc_ctc_d;
 	cpu.cpuid_0x15_ebx = info->tsc_ctc_n;
 	cpu.platform_info = (uint64_t)(info->max_nonturbo_ratio & 0xff) << 8;
-	return ptd_rtit_config(config, NULL, diag, &msrs, &cpu);
+	err = ptd_rtit_config(config, NULL, diag, &msrs, &cpu);
+	if (err == -pte_bad_config)
+		perf_config_as_is(info, config);
+	return err;
 }
 
 size_t ptd_perf_num_buffers(const struct ptd_perf *perf)

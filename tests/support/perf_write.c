@@ -78,7 +78,10 @@ static void pw_attr(struct pw *w, uint32_t type, uint64_t config,
 	pw_zero(w, 112 - 48);
 }
 
-const struct pw_spec pw_good = {1, 17, NULL, "GenuineIntel,6,78,3", 0, 0, 8};
+const struct pw_spec pw_good = {.auxtrace_type = 1,
+                                .npriv = 17,
+                                .cpuid = "GenuineIntel,6,78,3",
+                                .attr_type = 8};
 
 /* The trace of the three buffers. */
 const uint8_t pw_trace_a[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
@@ -138,6 +141,16 @@ static void pw_data(struct pw *w, const struct pw_spec *s)
 	pw_info(w, s);
 	if (s->second_info)
 		pw_info(w, s);
+	if (s->trace) {
+		size_t half = s->trace_size / 2;
+
+		pw_auxtrace(w, pw_trace_b, sizeof(pw_trace_b), 0, 0, 0);
+		pw_auxtrace(w, s->trace, half, 0, s->trace_idx, s->trace_idx);
+		pw_auxtrace(w, s->trace + half, s->trace_size - half, half,
+		            s->trace_idx, s->trace_idx);
+		pw_rec(w, 68, 8);
+		return;
+	}
 	pw_auxtrace(w, pw_trace_a, sizeof(pw_trace_a), 0, 1, 1);
 	if (s->compressed) {
 		pw_rec(w, 81, 16);

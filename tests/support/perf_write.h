@@ -33,6 +33,12 @@ struct pw_spec {
 	int second_info, compressed;
 	/* The intel_pt attribute's type (8 matches priv[0]). */
 	uint32_t attr_type;
+	/* A trace of @trace_size bytes (NULL: the three buffers of pw_good):
+	 * then the file has pw_trace_b in AUX area 0 and @trace, in two
+	 * buffers, in AUX area @trace_idx (not 0). */
+	const uint8_t *trace;
+	size_t trace_size;
+	uint32_t trace_idx;
 };
 
 /* A recording of Intel PT (PMU type 8, attr.config 0x300e601 with

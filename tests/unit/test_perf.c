@@ -216,6 +216,13 @@ static void test_short_info(void **state)
 	assert_int_equal(ptd_perf_config(perf, &config, &diag),
 	                 -pte_bad_config);
 	assert_true(diag.message[0] != '\0');
+	/* The file's values as they are, for tools that go on. */
+	assert_int_equal(config.cpu.vendor, pcv_intel);
+	assert_int_equal(config.cpu.model, 78);
+	assert_int_equal(config.errata.skd007, 1);
+	assert_int_equal(config.mtc_freq, 3);
+	assert_int_equal(config.nom_freq, 0);
+	assert_int_equal(config.cpuid_0x15_eax, 0);
 	ptd_perf_free(perf);
 	free(w.b);
 }

@@ -10,25 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The configuration from what the file says, where ptd_perf_config()
- * refuses it (MTC packets without a CTC ratio, say): the values as they
- * are, so that the packets can still be dumped. */
-static void ptdump_perf_fallback(struct pt_config *config,
-                                 const struct ptd_perf_info *info)
-{
-	uint64_t bits =
-	        info->mtc_freq_bits ? info->mtc_freq_bits : UINT64_C(0xf) << 14;
-
-	config->cpu = info->cpu;
-	config->cpuid_0x15_eax = info->tsc_ctc_d;
-	config->cpuid_0x15_ebx = info->tsc_ctc_n;
-	config->nom_freq = (uint8_t)info->max_nonturbo_ratio;
-	config->mtc_freq =
-	        (uint8_t)((info->config & bits) >> __builtin_ctzll(bits));
-	if (config->cpu.vendor != pcv_unknown)
-		(void)pt_cpu_errata(&config->errata, &config->cpu);
-}
-
 /* The file's configuration with the command line's values over it. */
 static void ptdump_perf_override(struct pt_config *config,
                                  const struct ptdump_args *args)
@@ -80,7 +61,6 @@ int ptdump_perf(const struct ptdump_args *args, const char *filename,
 {
 	struct ptd_perf *perf;
 	struct ptd_perf_diag diag;
-	struct ptd_perf_info info;
 	struct ptd_rtit_diag rdiag;
 	struct pt_config base;
 	size_t found = 0;
@@ -92,14 +72,12 @@ int ptdump_perf(const struct ptdump_args *args, const char *filename,
 		        diag.offset, diag.message);
 		return 1;
 	}
-	(void)ptd_perf_get_info(perf, &info);
 
 	pt_config_init(&base);
-	if (ptd_perf_config(perf, &base, &rdiag) < 0) {
+	/* (After an error the file's values are there as they are.) */
+	if (ptd_perf_config(perf, &base, &rdiag) < 0)
 		fprintf(stderr, "%s: warning: %s: %s.\n", prog, filename,
 		        rdiag.message);
-		ptdump_perf_fallback(&base, &info);
-	}
 	ptdump_perf_override(&base, args);
 
 	for (size_t i = 0; i < ptd_perf_num_streams(perf); ++i) {

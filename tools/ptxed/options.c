@@ -3,6 +3,7 @@
 #include "options.h"
 #include "load.h"
 #include "load_elf.h"
+#include "perf.h"
 
 #include "ptdecode/ptdecode.h"
 
@@ -64,6 +65,12 @@ static void ptxed_help(const char *prog)
 	        "trace data from <file>.",
 	        "                                       an optional offset or "
 	        "range can be given.",
+	        "  --perf <file>[:<idx>]                load the trace of AUX "
+	        "area <idx> of the",
+	        "                                       perf.data <file> "
+	        "instead (ptdecode",
+	        "                                       extension; see "
+	        "docs/ptxed.md).",
 	        "  --elf <file>[:<base>]                load an ELF from "
 	        "<file> "
 	        "at address <base>.",
@@ -162,8 +169,8 @@ static int ptxed_have_decoder(const struct ptxed_decoder *decoder)
 	return decoder->variant.insn != NULL;
 }
 
-/* --pt: load the trace and allocate the decoder. */
-static int ptxed_alloc_decoder(struct ptxed_run *run, char *arg,
+/* --pt, or --perf (@perf): load the trace and allocate the decoder. */
+static int ptxed_alloc_decoder(struct ptxed_run *run, char *arg, int perf,
                                const char *prog)
 {
 	struct ptxed_decoder *decoder = &run->decoder;
@@ -177,7 +184,8 @@ static int ptxed_alloc_decoder(struct ptxed_run *run, char *arg,
 			printf("[0, 0: config error: %s]\n",
 			       pt_errstr(pt_errcode(err)));
 	}
-	if (ptxed_load_pt(&run->config, arg, prog) < 0)
+	if (perf ? ptxed_load_perf(&run->config, run->given, arg, prog)
+	         : ptxed_load_pt(&run->config, arg, prog))
 		return -1;
 
 	config = run->config;
@@ -324,10 +332,13 @@ static int ptxed_config_option(struct ptxed_run *run, const char *arg, int *idx,
 		*idx += 1;
 		if (!ptxed_number(&number, UINT8_MAX, arg, value, prog))
 			return -1;
-		if (arg[2] == 'm')
+		if (arg[2] == 'm') {
 			config->mtc_freq = (uint8_t)number;
-		else
+			run->given |= ptxed_given_mtc_freq;
+		} else {
 			config->nom_freq = (uint8_t)number;
+			run->given |= ptxed_given_nom_freq;
+		}
 		return 1;
 	}
 	if (!strcmp(arg, "--cpuid-0x15.eax") ||
@@ -335,10 +346,13 @@ static int ptxed_config_option(struct ptxed_run *run, const char *arg, int *idx,
 		*idx += 1;
 		if (!ptxed_number(&number, UINT32_MAX, arg, value, prog))
 			return -1;
-		if (arg[14] == 'a')
+		if (arg[14] == 'a') {
 			config->cpuid_0x15_eax = (uint32_t)number;
-		else
+			run->given |= ptxed_given_eax;
+		} else {
 			config->cpuid_0x15_ebx = (uint32_t)number;
+			run->given |= ptxed_given_ebx;
+		}
 		return 1;
 	}
 	if (!strcmp(arg, "--iscache-limit")) {
@@ -428,6 +442,7 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 				return ptxed_parse_done;
 			}
 			arg = argv[i++];
+			run->given |= ptxed_given_cpu;
 			if (!strcmp(arg, "none")) {
 				memset(&run->config.cpu, 0,
 				       sizeof(run->config.cpu));
@@ -442,8 +457,9 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 			}
 			continue;
 		}
-		if (strcmp(arg, "--pt") && strcmp(arg, "--raw") &&
-		    strcmp(arg, "--elf") && strcmp(arg, "--page-dump")) {
+		if (strcmp(arg, "--pt") && strcmp(arg, "--perf") &&
+		    strcmp(arg, "--raw") && strcmp(arg, "--elf") &&
+		    strcmp(arg, "--page-dump")) {
 			fprintf(stderr, "%s: unknown option: %s.\n", prog, arg);
 			return ptxed_parse_error;
 		}
@@ -455,14 +471,15 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 			return ptxed_parse_done;
 		}
 		arg = argv[i++];
-		if (!strcmp(option, "--pt")) {
+		if (!strcmp(option, "--pt") || !strcmp(option, "--perf")) {
 			if (ptxed_have_decoder(decoder)) {
 				fprintf(stderr,
 				        "%s: duplicate pt sources: %s.\n", prog,
 				        arg);
 				return ptxed_parse_error;
 			}
-			if (ptxed_alloc_decoder(run, arg, prog) < 0)
+			if (ptxed_alloc_decoder(run, arg, option[3] == 'e',
+			                        prog) < 0)
 				return ptxed_parse_error;
 		} else if (!strcmp(option, "--raw")) {
 			if (ptxed_load_raw(decoder->iscache, decoder->image,

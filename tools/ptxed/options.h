@@ -18,6 +18,9 @@ struct ptxed_run {
 	struct ptxed_stats stats;
 	/* The configuration; begin/end hold the loaded trace. */
 	struct pt_config config;
+	/* The configuration values the command line gave (enum
+	 * ptxed_given): --perf does not replace them. */
+	uint32_t given;
 };
 
 /* How to go on after ptxed_parse(). */

@@ -1,0 +1,98 @@
+#!/bin/sh
+# ptxed --perf (a ptdecode extension) on a generated code + trace pair
+# (flow_write) wrapped into perf.data files (perf_wrap): the listing of
+# --perf <file>:<idx> must be that of --pt with the configuration the file
+# holds (6/78/3, mtc_freq 3, nominal ratio 12, CPUID 0x15 2/100), with both
+# decoders, with --time, from the file and the pipe format; options given
+# before --perf win over the file's; and the errors for a missing or absent
+# AUX area and a file that is not perf.data.
+#
+# usage: check-ptxed-perf.sh <ptxed> <flow_write> <perf_wrap> <seed> <work-dir>
+set -u
+ptxed=$1 write=$2 wrap=$3 seed=$4 dir=$5
+fail=0
+
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+"$write" "$seed" 3000 "$dir" >/dev/null || exit 1
+"$wrap" "$dir/trace.pt" "$dir/file.data" 5 || exit 1
+"$wrap" "$dir/trace.pt" "$dir/pipe.data" 5 --pipe || exit 1
+base=$(cat "$dir/base.txt")
+raw="--raw $dir/code.bin:$base"
+cfg="--cpu 6/78/3 --mtc-freq 3 --nom-freq 12 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 100"
+
+same() { # <what> <ptxed arguments a> -- <ptxed arguments b>
+	what=$1
+	shift
+	a="" b="" side=a
+	for x in "$@"; do
+		if [ "$x" = "--" ]; then side=b; continue; fi
+		if [ $side = a ]; then a="$a $x"; else b="$b $x"; fi
+	done
+	# shellcheck disable=SC2086 # the argument lists are split on purpose
+	$ptxed $a >"$dir/a" 2>"$dir/ae"
+	sa=$?
+	# shellcheck disable=SC2086
+	$ptxed $b >"$dir/b" 2>"$dir/be"
+	sb=$?
+	if [ $sa -ne $sb ] || ! cmp -s "$dir/a" "$dir/b" ||
+		! cmp -s "$dir/ae" "$dir/be"; then
+		echo "FAIL: $what (status $sa / $sb)"
+		diff "$dir/a" "$dir/b" | head -5
+		diff "$dir/ae" "$dir/be" | head -5
+		fail=1
+	elif [ ! -s "$dir/a" ]; then
+		echo "FAIL: $what: no output"
+		fail=1
+	else
+		echo "ok: $what: $(wc -l <"$dir/a") lines"
+	fi
+}
+
+for fmt in file pipe; do
+	for dec in --insn-decoder --block-decoder; do
+		same "$fmt $dec" $dec $raw --perf "$dir/$fmt.data:5" -- \
+			$dec $cfg $raw --pt "$dir/trace.pt"
+		same "$fmt $dec --time --offset" $dec --time --offset --event:time \
+			$raw --perf "$dir/$fmt.data:5" -- \
+			$dec --time --offset --event:time $cfg $raw --pt "$dir/trace.pt"
+	done
+done
+# Options before --perf win over the file's values.
+same "--cpu none --mtc-freq 0 before --perf" --cpu none --mtc-freq 0 --time \
+	$raw --perf "$dir/file.data:5" -- \
+	--cpu none --mtc-freq 0 --nom-freq 12 --cpuid-0x15.eax 2 \
+	--cpuid-0x15.ebx 100 --time $raw --pt "$dir/trace.pt"
+
+# ... and they matter: the times differ from those with the file's values.
+$ptxed --time $raw --perf "$dir/file.data:5" >"$dir/t1" 2>/dev/null
+$ptxed --mtc-freq 0 --time $raw --perf "$dir/file.data:5" >"$dir/t2" 2>/dev/null
+if cmp -s "$dir/t1" "$dir/t2"; then
+	echo "FAIL: --mtc-freq 0 before --perf changed no time"
+	fail=1
+else
+	echo "ok: --mtc-freq 0 before --perf changes the times"
+fi
+
+# Errors: exit status 1 and a message naming the problem.
+err() { # <what> <regex> <ptxed arguments>
+	what=$1 re=$2
+	shift 2
+	"$ptxed" "$@" >"$dir/out" 2>"$dir/err"
+	st=$?
+	if [ $st -ne 1 ] || ! grep -Eq -- "$re" "$dir/err"; then
+		echo "FAIL: $what: status $st, error output:"
+		cat "$dir/err"
+		fail=1
+	else
+		echo "ok: $what"
+	fi
+}
+err "no AUX area given" "has several AUX areas \(0, 5\)" \
+	$raw --perf "$dir/file.data"
+err "an absent AUX area" "has no AUX area 7 \(it has 0, 5\)" \
+	$raw --perf "$dir/file.data:7"
+err "not a perf.data file" "trace.pt:0: not a perf.data file" \
+	$raw --perf "$dir/trace.pt"
+err "--perf after --pt" "duplicate pt sources" \
+	$raw --pt "$dir/trace.pt" --perf "$dir/file.data:5"
+exit $fail
