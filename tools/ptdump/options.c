@@ -2,6 +2,8 @@
 /* ptdump: command-line options. */
 #include "options.h"
 
+#include "perf_input.h"
+
 #include "ptdecode/ptdecode.h"
 
 #include <ctype.h>
@@ -277,25 +279,25 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 			if (ptdump_option_cpu(&args->cpu, &idx, argc, argv,
 			                      prog, err) < 0)
 				return ptdump_parse_error;
-			args->given |= ptdump_given_cpu;
+			args->given |= ptd_tool_given_cpu;
 		} else if (strcmp(arg, "--mtc-freq") == 0) {
 			if (ptdump_option_number(&value, UINT8_MAX, &idx, argc,
 			                         argv, prog, err) < 0)
 				return ptdump_parse_error;
 			args->mtc_freq = (uint8_t)value;
-			args->given |= ptdump_given_mtc_freq;
+			args->given |= ptd_tool_given_mtc_freq;
 		} else if (strcmp(arg, "--nom-freq") == 0) {
 			if (ptdump_option_number(&value, UINT8_MAX, &idx, argc,
 			                         argv, prog, err) < 0)
 				return ptdump_parse_error;
 			args->nom_freq = (uint8_t)value;
-			args->given |= ptdump_given_nom_freq;
+			args->given |= ptd_tool_given_nom_freq;
 		} else if (strcmp(arg, "--cpuid-0x15.eax") == 0) {
 			if (ptdump_option_number(&value, UINT32_MAX, &idx, argc,
 			                         argv, prog, err) < 0)
 				return ptdump_parse_error;
 			args->cpuid_0x15_eax = (uint32_t)value;
-			args->given |= ptdump_given_eax;
+			args->given |= ptd_tool_given_eax;
 		} else if (strcmp(arg, "--vmx-tsc-multiplier") == 0) {
 			if (ptdump_option_number(&value, UINT64_MAX, &idx, argc,
 			                         argv, prog, err) < 0)
@@ -311,7 +313,7 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 			                         argv, prog, err) < 0)
 				return ptdump_parse_error;
 			args->cpuid_0x15_ebx = (uint32_t)value;
-			args->given |= ptdump_given_ebx;
+			args->given |= ptd_tool_given_ebx;
 		} else if (strcmp(arg, "--perf") == 0) {
 			args->perf = 1;
 		} else if (strcmp(arg, "--perf:aux") == 0) {

@@ -71,7 +71,7 @@ struct ptdump_args {
 	uint32_t cpuid_0x15_ebx;
 
 	/* Which of the five above the command line gave (enum
-	 * ptdump_given): with --perf they override the file's values. */
+	 * ptd_tool_given): with --perf they win over the file's values. */
 	uint32_t given;
 
 	/* --perf: the file is a perf.data file; dump the trace of every AUX
@@ -81,15 +81,6 @@ struct ptdump_args {
 
 	/* The trace argument as given: <file>[:<from>[-<to>]]. */
 	const char *trace_arg;
-};
-
-/* Flags for struct ptdump_args.given. */
-enum ptdump_given {
-	ptdump_given_cpu = 1 << 0,
-	ptdump_given_mtc_freq = 1 << 1,
-	ptdump_given_nom_freq = 1 << 2,
-	ptdump_given_eax = 1 << 3,
-	ptdump_given_ebx = 1 << 4
 };
 
 /* How to go on after ptdump_parse_args(). */

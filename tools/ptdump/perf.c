@@ -4,56 +4,30 @@
 
 #include "diag.h"
 #include "dump.h"
+#include "perf_input.h"
 #include "ptdecode/ptdecode.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-/* The file's configuration with the command line's values over it. */
-static void ptdump_perf_override(struct pt_config *config,
-                                 const struct ptdump_args *args)
+/* The configuration the command line gives (errata included). */
+static void ptdump_perf_cmdline(struct pt_config *config,
+                                const struct ptdump_args *args)
 {
-	if (args->given & ptdump_given_cpu) {
-		config->cpu = args->cpu;
-		memset(&config->errata, 0, sizeof(config->errata));
-		if (config->cpu.vendor != pcv_unknown) {
-			int err = pt_cpu_errata(&config->errata, &config->cpu);
+	pt_config_init(config);
+	config->cpu = args->cpu;
+	if (config->cpu.vendor != pcv_unknown) {
+		int err = pt_cpu_errata(&config->errata, &config->cpu);
 
-			if (err < 0)
-				ptdump_diag(stdout, 0,
-				            "failed to determine errata", err);
-		}
+		if (err < 0)
+			ptdump_diag(stdout, 0, "failed to determine errata",
+			            err);
 	}
-	if (args->given & ptdump_given_mtc_freq)
-		config->mtc_freq = args->mtc_freq;
-	if (args->given & ptdump_given_nom_freq)
-		config->nom_freq = args->nom_freq;
-	if (args->given & ptdump_given_eax)
-		config->cpuid_0x15_eax = args->cpuid_0x15_eax;
-	if (args->given & ptdump_given_ebx)
-		config->cpuid_0x15_ebx = args->cpuid_0x15_ebx;
-}
-
-/* List the file's AUX areas for a message: "0, 3". */
-static void ptdump_perf_areas(const struct ptd_perf *perf, char *buf,
-                              size_t size)
-{
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < ptd_perf_num_streams(perf) && len < size; ++i) {
-		struct ptd_perf_stream st;
-		int n;
-
-		if (ptd_perf_get_stream(perf, i, &st) < 0)
-			break;
-		n = snprintf(buf + len, size - len, "%s%" PRIu32, i ? ", " : "",
-		             st.idx);
-		if (n < 0)
-			break;
-		len += (size_t)n;
-	}
+	config->mtc_freq = args->mtc_freq;
+	config->nom_freq = args->nom_freq;
+	config->cpuid_0x15_eax = args->cpuid_0x15_eax;
+	config->cpuid_0x15_ebx = args->cpuid_0x15_ebx;
 }
 
 int ptdump_perf(const struct ptdump_args *args, const char *filename,
@@ -61,7 +35,6 @@ int ptdump_perf(const struct ptdump_args *args, const char *filename,
 {
 	struct ptd_perf *perf;
 	struct ptd_perf_diag diag;
-	struct ptd_rtit_diag rdiag;
 	struct pt_config base;
 	size_t found = 0;
 	int status = 0, err;
@@ -73,12 +46,8 @@ int ptdump_perf(const struct ptdump_args *args, const char *filename,
 		return 1;
 	}
 
-	pt_config_init(&base);
-	/* (After an error the file's values are there as they are.) */
-	if (ptd_perf_config(perf, &base, &rdiag) < 0)
-		fprintf(stderr, "%s: warning: %s: %s.\n", prog, filename,
-		        rdiag.message);
-	ptdump_perf_override(&base, args);
+	ptdump_perf_cmdline(&base, args);
+	ptd_tool_perf_config(&base, args->given, perf, filename, prog);
 
 	for (size_t i = 0; i < ptd_perf_num_streams(perf); ++i) {
 		struct ptd_perf_stream st;
@@ -112,7 +81,7 @@ int ptdump_perf(const struct ptdump_args *args, const char *filename,
 	if (!found && args->perf_aux >= 0) {
 		char areas[256];
 
-		ptdump_perf_areas(perf, areas, sizeof(areas));
+		ptd_tool_perf_areas(perf, areas, sizeof(areas));
 		fprintf(stderr, "%s: %s has no AUX area %" PRId64 " (%s%s).\n",
 		        prog, filename, args->perf_aux,
 		        areas[0] ? "it has " : "it has none", areas);

@@ -4,6 +4,7 @@
 #include "load.h"
 #include "load_elf.h"
 #include "perf.h"
+#include "perf_input.h"
 
 #include "ptdecode/ptdecode.h"
 
@@ -334,10 +335,10 @@ static int ptxed_config_option(struct ptxed_run *run, const char *arg, int *idx,
 			return -1;
 		if (arg[2] == 'm') {
 			config->mtc_freq = (uint8_t)number;
-			run->given |= ptxed_given_mtc_freq;
+			run->given |= ptd_tool_given_mtc_freq;
 		} else {
 			config->nom_freq = (uint8_t)number;
-			run->given |= ptxed_given_nom_freq;
+			run->given |= ptd_tool_given_nom_freq;
 		}
 		return 1;
 	}
@@ -348,10 +349,10 @@ static int ptxed_config_option(struct ptxed_run *run, const char *arg, int *idx,
 			return -1;
 		if (arg[14] == 'a') {
 			config->cpuid_0x15_eax = (uint32_t)number;
-			run->given |= ptxed_given_eax;
+			run->given |= ptd_tool_given_eax;
 		} else {
 			config->cpuid_0x15_ebx = (uint32_t)number;
-			run->given |= ptxed_given_ebx;
+			run->given |= ptd_tool_given_ebx;
 		}
 		return 1;
 	}
@@ -442,7 +443,7 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 				return ptxed_parse_done;
 			}
 			arg = argv[i++];
-			run->given |= ptxed_given_cpu;
+			run->given |= ptd_tool_given_cpu;
 			if (!strcmp(arg, "none")) {
 				memset(&run->config.cpu, 0,
 				       sizeof(run->config.cpu));

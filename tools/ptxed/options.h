@@ -19,7 +19,7 @@ struct ptxed_run {
 	/* The configuration; begin/end hold the loaded trace. */
 	struct pt_config config;
 	/* The configuration values the command line gave (enum
-	 * ptxed_given): --perf does not replace them. */
+	 * ptd_tool_given): --perf does not replace them. */
 	uint32_t given;
 };
 

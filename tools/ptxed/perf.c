@@ -3,33 +3,13 @@
 #include "perf.h"
 
 #include "load.h"
+#include "perf_input.h"
 #include "ptdecode/ptdecode.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The file's AUX areas for a message: "0, 3". */
-static void ptxed_perf_areas(const struct ptd_perf *perf, char *buf,
-                             size_t size)
-{
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < ptd_perf_num_streams(perf) && len < size; ++i) {
-		struct ptd_perf_stream st;
-		int n;
-
-		if (ptd_perf_get_stream(perf, i, &st) < 0)
-			break;
-		n = snprintf(buf + len, size - len, "%s%" PRIu32, i ? ", " : "",
-		             st.idx);
-		if (n < 0)
-			break;
-		len += (size_t)n;
-	}
-}
 
 /* The AUX area @idx (or the only one, for @has_idx 0) of @perf. */
 static int ptxed_perf_stream(const struct ptd_perf *perf, int has_idx,
@@ -38,7 +18,7 @@ static int ptxed_perf_stream(const struct ptd_perf *perf, int has_idx,
 {
 	char areas[256];
 
-	ptxed_perf_areas(perf, areas, sizeof(areas));
+	ptd_tool_perf_areas(perf, areas, sizeof(areas));
 	if (!ptd_perf_num_streams(perf)) {
 		fprintf(stderr, "%s: %s holds no Intel PT trace.\n", prog,
 		        file);
@@ -69,8 +49,6 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 	struct ptd_perf *perf;
 	struct ptd_perf_diag diag;
 	struct ptd_perf_stream stream;
-	struct ptd_rtit_diag rdiag;
-	struct pt_config file;
 	uint64_t idx = 0;
 	uint8_t *buffer;
 	int has_idx;
@@ -86,23 +64,7 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 		return -1;
 	}
 
-	/* (After an error the file's values are there as they are.) */
-	pt_config_init(&file);
-	if (ptd_perf_config(perf, &file, &rdiag) < 0)
-		fprintf(stderr, "%s: warning: %s: %s.\n", prog, arg,
-		        rdiag.message);
-	if (!(given & ptxed_given_cpu)) {
-		config->cpu = file.cpu;
-		config->errata = file.errata;
-	}
-	if (!(given & ptxed_given_mtc_freq))
-		config->mtc_freq = file.mtc_freq;
-	if (!(given & ptxed_given_nom_freq))
-		config->nom_freq = file.nom_freq;
-	if (!(given & ptxed_given_eax))
-		config->cpuid_0x15_eax = file.cpuid_0x15_eax;
-	if (!(given & ptxed_given_ebx))
-		config->cpuid_0x15_ebx = file.cpuid_0x15_ebx;
+	ptd_tool_perf_config(config, given, perf, arg, prog);
 
 	if (!stream.size) {
 		fprintf(stderr, "%s: AUX area %" PRIu32 " of %s is empty.\n",

@@ -8,20 +8,11 @@
 
 #include <stdint.h>
 
-/* Which configuration values the command line gave before --perf: the
- * file's do not replace them. */
-enum ptxed_given {
-	ptxed_given_cpu = 1 << 0,
-	ptxed_given_mtc_freq = 1 << 1,
-	ptxed_given_nom_freq = 1 << 2,
-	ptxed_given_eax = 1 << 3,
-	ptxed_given_ebx = 1 << 4
-};
-
 /* Load the trace of AUX area <idx> of the perf.data file @arg
  * ("<file>[:<idx>]"; without <idx> the file must have one area) into
  * @config's buffer (malloc()ed) and take the file's processor, errata,
- * mtc_freq, nom_freq and CPUID 0x15 ratio, except those in @given.  Returns
+ * mtc_freq, nom_freq and CPUID 0x15 ratio, except those in @given (enum
+ * ptd_tool_given, tools/common/perf_input.h).  Returns
  * 0 or -1 after a message. */
 int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
                     const char *prog);

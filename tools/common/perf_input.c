@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What ptdump --perf and ptxed --perf share (perf_input.h). */
+#include "perf_input.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+void ptd_tool_perf_config(struct pt_config *config, uint32_t given,
+                          const struct ptd_perf *perf, const char *file,
+                          const char *prog)
+{
+	struct ptd_rtit_diag diag;
+	struct pt_config from;
+
+	/* (After an error the file's values are there as they are.) */
+	pt_config_init(&from);
+	if (ptd_perf_config(perf, &from, &diag) < 0)
+		fprintf(stderr, "%s: warning: %s: %s.\n", prog, file,
+		        diag.message);
+	if (!(given & ptd_tool_given_cpu)) {
+		config->cpu = from.cpu;
+		config->errata = from.errata;
+	}
+	if (!(given & ptd_tool_given_mtc_freq))
+		config->mtc_freq = from.mtc_freq;
+	if (!(given & ptd_tool_given_nom_freq))
+		config->nom_freq = from.nom_freq;
+	if (!(given & ptd_tool_given_eax))
+		config->cpuid_0x15_eax = from.cpuid_0x15_eax;
+	if (!(given & ptd_tool_given_ebx))
+		config->cpuid_0x15_ebx = from.cpuid_0x15_ebx;
+}
+
+void ptd_tool_perf_areas(const struct ptd_perf *perf, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < ptd_perf_num_streams(perf) && len < size; ++i) {
+		struct ptd_perf_stream st;
+		int n;
+
+		if (ptd_perf_get_stream(perf, i, &st) < 0)
+			break;
+		n = snprintf(buf + len, size - len, "%s%" PRIu32, i ? ", " : "",
+		             st.idx);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+}
