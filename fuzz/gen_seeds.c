@@ -534,6 +534,8 @@ static void perf_seeds(const char *dir)
 	        {"seed-pipe", 1, NULL, 0, 17, 0},
 	        {"seed-file-filter", 0, "filter main @ /bin/ls", 1, 17, 0},
 	        {"seed-pipe-short-info", 1, NULL, 0, 10, 1},
+	        {"seed-pipe-variants", 1, NULL, 0, 17, 0},
+	        {"seed-file-interrupted", 0, NULL, 0, 17, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); ++i) {
@@ -546,6 +548,15 @@ static void perf_seeds(const char *dir)
 		spec.npriv = seeds[i].npriv;
 		if (seeds[i].no_cpuid)
 			spec.cpuid = NULL;
+		/* (The two last seeds: what else perf writes.) */
+		if (!strcmp(seeds[i].name, "seed-pipe-variants")) {
+			spec.aux_header_size = 56;
+			spec.tid_minus_one = 1;
+			spec.tracing_data = 1;
+			spec.truncated_aux = 1;
+		}
+		spec.interrupted =
+		        !strcmp(seeds[i].name, "seed-file-interrupted");
 		w = seeds[i].pipe ? pw_write_pipe(&spec) : pw_write_file(&spec);
 		memset(&o, 0, sizeof(o));
 		put(&o, w.b, w.n);

@@ -37,11 +37,15 @@
  * What is read: the file header (perf's "PERFILE2" format, little-endian),
  * the attributes, the data section's records and the header features; also
  * the pipe format (`perf record -o -`), whose attributes and features come as
- * records.  What is not: big-endian files, the obsolete "PERFFILE" format,
- * the directory format (`perf record --threads`) and zstd-compressed
- * sideband (`perf record -z`; the compressed records are skipped and counted,
- * the AUX data itself is never compressed).  Sideband (MMAP, COMM, SWITCH,
- * ...) is not interpreted yet.
+ * records, and files of an interrupted `perf record` (data size 0 in the
+ * header: the records are read to the end of the file).  What is not:
+ * big-endian files, the obsolete "PERFFILE" format, the directory format
+ * (`perf record --threads`), zstd-compressed sideband (`perf record -z`; the
+ * compressed records are skipped and counted, the AUX data itself is never
+ * compressed) and trace in samples (`--aux-sample`).  Snapshot recordings
+ * (`perf record -S`) are read, but their buffers overlap and are not
+ * de-duplicated (info.snapshot_mode says so).  Sideband (MMAP, COMM,
+ * SWITCH, ...) is not interpreted yet.
  *
  * Bad input is expected: every length and offset is checked against the
  * file, and an error says what is wrong and at which byte offset of the file
@@ -94,8 +98,10 @@ struct ptd_perf_diag {
 extern pt_export int ptd_perf_parse(struct ptd_perf **perf, const void *buf,
                                     size_t size, struct ptd_perf_diag *diag);
 
-/** ptd_perf_parse() of the file at @path.  Returns its errors, and
- * -pte_bad_file (with the reason in @diag) if the file cannot be read. */
+/** ptd_perf_parse() of the file at @path ("-" for standard input).  A
+ * regular file is mapped rather than read, so the memory it takes is about
+ * its trace's size.  Returns ptd_perf_parse()'s errors, and -pte_bad_file
+ * (with the reason in @diag) if the file cannot be read. */
 extern pt_export int ptd_perf_read(struct ptd_perf **perf, const char *path,
                                    struct ptd_perf_diag *diag);
 
@@ -147,8 +153,19 @@ struct ptd_perf_info {
 	 * them, and of compressed records skipped. */
 	uint64_t num_buffers, trace_bytes, num_compressed;
 
+	/** The number of PERF_RECORD_AUX records with the TRUNCATED flag: the
+	 * AUX area was full and the kernel dropped trace (the decoder then
+	 * sees an overflow or a gap). */
+	uint64_t num_truncated;
+
 	/** 1 for the pipe format (`perf record -o -`). */
 	uint8_t pipe;
+
+	/** 1 if the header's data size is 0: `perf record` did not finish
+	 * (killed, out of space).  The records were read to the end of the
+	 * file, as perf reads them, and the header features (the CPUID one
+	 * among them) were not. */
+	uint8_t incomplete;
 };
 
 /** Store what @perf says about its recording in @info.  The strings point
@@ -162,7 +179,9 @@ extern pt_export int ptd_perf_get_info(const struct ptd_perf *perf,
  * callbacks and flags are left alone.  Set are cpu and errata (from the
  * CPUID feature), cpuid_0x15_eax/ebx, mtc_freq (attr.config's mtc_period)
  * and nom_freq, through ptd_rtit_ctl_from_perf() and ptd_rtit_config(), so
- * the settings are checked as there; @diag (may be NULL) receives that
+ * the settings are checked as there; addr_filter is cleared (perf records
+ * its address filters as a string of symbols, info.filter, not as
+ * ranges); @diag (may be NULL) receives that
  * check's notes (e.g. no TSC packets, an unknown processor) and, on error,
  * its reason.  Returns 0, -pte_invalid for a NULL @perf or @config or a
  * @config->size below sizeof(struct pt_config), or -pte_bad_config if
@@ -187,10 +206,10 @@ struct ptd_perf_buffer {
 	/** The buffer's position in its AUX area (it grows from buffer to
 	 * buffer of one area) and the TSC when perf copied it. */
 	uint64_t aux_offset, reference;
-	/** The AUX area (decode queue), the thread and the CPU (-1 when perf
-	 * traced per thread). */
-	uint32_t idx, tid;
-	int32_t cpu;
+	/** The AUX area (decode queue), the thread (-1 when perf traced
+	 * whole CPUs) and the CPU (-1 when perf traced per thread). */
+	uint32_t idx;
+	int32_t tid, cpu;
 };
 
 /** The number of trace buffers in @perf (0 for NULL). */
@@ -209,9 +228,10 @@ struct ptd_perf_stream {
 	/** The concatenated trace and its size. */
 	const uint8_t *data;
 	uint64_t size;
-	/** The AUX area, and the CPU and thread of its first buffer. */
-	uint32_t idx, tid;
-	int32_t cpu;
+	/** The AUX area, and the thread and CPU of its first buffer (-1 as
+	 * in struct ptd_perf_buffer). */
+	uint32_t idx;
+	int32_t tid, cpu;
 	/** The number of buffers. */
 	uint64_t num_buffers;
 };

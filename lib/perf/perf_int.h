@@ -11,7 +11,9 @@
 /* perf.data record types (include/uapi/linux/perf_event.h and
  * tools/perf/util/event.h). */
 enum {
+	ptd_perf_rec_aux = 11,
 	ptd_perf_rec_header_attr = 64,
+	ptd_perf_rec_header_tracing_data = 66,
 	ptd_perf_rec_auxtrace_info = 70,
 	ptd_perf_rec_auxtrace = 71,
 	ptd_perf_rec_header_feature = 80,
@@ -21,6 +23,9 @@ enum {
 
 /* The CPUID header feature's number (tools/perf/util/header.h). */
 enum { ptd_perf_feat_cpuid = 9 };
+
+/* PERF_RECORD_AUX's flags: the AUX area overflowed (trace lost). */
+enum { ptd_perf_aux_truncated = 1 };
 
 /* AUXTRACE_INFO's type for Intel PT. */
 enum { ptd_perf_auxtrace_intel_pt = 1 };

@@ -8,13 +8,19 @@
  * magic and a header size of 16; attributes and features come as records.
  * Every record starts with {u32 type, u16 misc, u16 size}; an AUXTRACE
  * record's trace bytes follow it and are not counted in its size. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "perf_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #if defined(__GNUC__)
 #define PTD_PRINTF_PERF(f, a) __attribute__((format(printf, f, a)))
@@ -63,8 +69,8 @@ struct perf_parse {
 
 	struct ptd_perf_buffer *buffers;
 	size_t num_buffers, cap_buffers;
-	uint64_t num_compressed;
-	int pipe;
+	uint64_t num_compressed, num_truncated;
+	int pipe, incomplete;
 };
 
 static uint32_t rd32(const uint8_t *p)
@@ -193,6 +199,15 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 	*data_begin = data_off;
 	*data_end = data_off + data_size;
 
+	/* An interrupted `perf record` leaves the data size 0 and writes no
+	 * features: the records go to the end of the file (as perf reads
+	 * such a file). */
+	if (!data_size) {
+		p->incomplete = 1;
+		*data_end = p->size;
+		return 0;
+	}
+
 	/* The feature table: an entry per bit set, in bit order. */
 	table = data_off + data_size;
 	for (i = 0; i < 256; ++i) {
@@ -208,6 +223,15 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 			                 (unsigned long long)i);
 		off = rd64(b + entry);
 		size = rd64(b + entry + 8);
+		if (!perf_within(p, off, size))
+			return perf_fail(p->diag, -pte_bad_file, entry,
+			                 "header feature %llu (offset %llu, "
+			                 "%llu bytes) ends beyond the file's "
+			                 "%llu bytes",
+			                 (unsigned long long)i,
+			                 (unsigned long long)off,
+			                 (unsigned long long)size,
+			                 (unsigned long long)p->size);
 		if (i == ptd_perf_feat_cpuid) {
 			err = perf_cpuid(p, entry, off, size);
 			if (err < 0)
@@ -238,7 +262,7 @@ static int perf_add_buffer(struct perf_parse *p, uint64_t rec, uint64_t size)
 	buf->aux_offset = rd64(r + 16);
 	buf->reference = rd64(r + 24);
 	buf->idx = rd32(r + 32);
-	buf->tid = rd32(r + 36);
+	buf->tid = (int32_t)rd32(r + 36);
 	buf->cpu = (int32_t)rd32(r + 40);
 	buf->file_offset = rec + size;
 	/* (data is set when the trace is copied.) */
@@ -280,13 +304,12 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 	case ptd_perf_rec_auxtrace_info: {
 		uint32_t kind;
 
-		if (size < ptd_perf_info_priv + 8 * ptd_perf_priv_min)
+		if (size < ptd_perf_info_priv)
 			return perf_fail(
 			        p->diag, -pte_bad_file, at,
 			        "an AUXTRACE_INFO record of %llu bytes "
-			        "(Intel PT needs at least %d)",
-			        (unsigned long long)size,
-			        ptd_perf_info_priv + 8 * ptd_perf_priv_min);
+			        "(at least %d)",
+			        (unsigned long long)size, ptd_perf_info_priv);
 		kind = rd32(r + 8);
 		if (kind != ptd_perf_auxtrace_intel_pt)
 			return perf_fail(
@@ -294,6 +317,13 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 			        "the recording holds AUX trace of type "
 			        "%u, not Intel PT (type 1)",
 			        (unsigned)kind);
+		if (size < ptd_perf_info_priv + 8 * ptd_perf_priv_min)
+			return perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "an AUXTRACE_INFO record of %llu bytes "
+			        "(Intel PT needs at least %d)",
+			        (unsigned long long)size,
+			        ptd_perf_info_priv + 8 * ptd_perf_priv_min);
 		if (p->info_at)
 			return perf_fail(p->diag, -pte_bad_file, at,
 			                 "a second AUXTRACE_INFO record (the "
@@ -323,6 +353,33 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 			        (unsigned long long)size);
 		if (rd64(r + 8) == ptd_perf_feat_cpuid)
 			return perf_cpuid(p, at, at + 16, size - 16);
+		return 0;
+
+	case ptd_perf_rec_header_tracing_data: {
+		/* The pipe format's tracepoint data: {u32 size, u32 pad},
+		 * then size bytes that the record's size does not count. */
+		uint64_t more;
+
+		if (size < 16)
+			return perf_fail(p->diag, -pte_bad_file, at,
+			                 "a HEADER_TRACING_DATA record of %llu "
+			                 "bytes (at least 16)",
+			                 (unsigned long long)size);
+		more = rd32(r + 8);
+		if (more > end - *next)
+			return perf_fail(p->diag, -pte_bad_file, at,
+			                 "HEADER_TRACING_DATA's %llu bytes run "
+			                 "past the end of the data",
+			                 (unsigned long long)more);
+		*next += more;
+		return 0;
+	}
+
+	case ptd_perf_rec_aux:
+		/* {aux_offset, aux_size, flags}: a full AUX area lost
+		 * trace. */
+		if (size >= 32 && (rd64(r + 24) & ptd_perf_aux_truncated))
+			p->num_truncated += 1;
 		return 0;
 
 	case ptd_perf_rec_compressed:
@@ -620,7 +677,9 @@ int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
 	if (err >= 0) {
 		perf_take_cpuid(perf, &p);
 		perf->info.num_compressed = p.num_compressed;
+		perf->info.num_truncated = p.num_truncated;
 		perf->info.pipe = (uint8_t)p.pipe;
+		perf->info.incomplete = (uint8_t)p.incomplete;
 		err = perf_take_trace(perf, &p);
 	}
 	free(p.attrs);
@@ -635,24 +694,14 @@ int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
 	return 0;
 }
 
-int ptd_perf_read(struct ptd_perf **out, const char *path,
-                  struct ptd_perf_diag *diag)
+/* Read all of @file (a pipe has no size to ask for). */
+static int perf_read_stream(struct ptd_perf **out, FILE *file, const char *path,
+                            struct ptd_perf_diag *diag)
 {
-	FILE *file;
 	uint8_t *buf = NULL;
 	size_t size = 0, cap = 0;
 	int err;
 
-	if (diag)
-		memset(diag, 0, sizeof(*diag));
-	if (!out || !path)
-		return perf_fail(diag, -pte_invalid, 0, "a NULL argument");
-	*out = NULL;
-	file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	if (!file)
-		return perf_fail(diag, -pte_bad_file, 0, "cannot open %s: %s",
-		                 path, strerror(errno));
-	/* Read to the end (a pipe has no size to ask for). */
 	for (;;) {
 		size_t got;
 
@@ -679,8 +728,6 @@ int ptd_perf_read(struct ptd_perf **out, const char *path,
 			break;
 		}
 	}
-	if (file != stdin)
-		fclose(file);
 	if (err == -pte_bad_file)
 		perf_fail(diag, err, size, "cannot read %s: %s", path,
 		          strerror(errno));
@@ -690,5 +737,51 @@ int ptd_perf_read(struct ptd_perf **out, const char *path,
 		err = ptd_perf_parse(out, buf ? (const void *)buf : "", size,
 		                     diag);
 	free(buf);
+	return err;
+}
+
+int ptd_perf_read(struct ptd_perf **out, const char *path,
+                  struct ptd_perf_diag *diag)
+{
+	struct stat st;
+	FILE *file;
+	void *map;
+	int fd, err;
+
+	if (diag)
+		memset(diag, 0, sizeof(*diag));
+	if (!out || !path)
+		return perf_fail(diag, -pte_invalid, 0, "a NULL argument");
+	*out = NULL;
+	if (strcmp(path, "-") == 0)
+		return perf_read_stream(out, stdin, "standard input", diag);
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return perf_fail(diag, -pte_bad_file, 0, "cannot open %s: %s",
+		                 path, strerror(errno));
+	/* A regular file is mapped: the trace is then in memory once, in
+	 * the copy the parse makes. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= SIZE_MAX) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
+		           0);
+		if (map != MAP_FAILED) {
+			close(fd);
+			err = ptd_perf_parse(out, map, (size_t)st.st_size,
+			                     diag);
+			munmap(map, (size_t)st.st_size);
+			return err;
+		}
+	}
+	file = fdopen(fd, "rb");
+	if (!file) {
+		err = errno;
+		close(fd);
+		return perf_fail(diag, -pte_bad_file, 0, "cannot read %s: %s",
+		                 path, strerror(err));
+	}
+	err = perf_read_stream(out, file, path, diag);
+	fclose(file);
 	return err;
 }

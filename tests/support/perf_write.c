@@ -89,17 +89,21 @@ const uint8_t pw_trace_a[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
 const uint8_t pw_trace_b[8] = {0x02, 0x23, 0, 0, 0, 0, 0, 0};
 const uint8_t pw_trace_c[8] = {0x19, 1, 2, 3, 4, 5, 6, 7};
 
-static void pw_auxtrace(struct pw *w, const uint8_t *data, uint64_t size,
-                        uint64_t aux_offset, uint32_t idx, uint32_t cpu)
+static void pw_auxtrace(struct pw *w, const struct pw_spec *s,
+                        const uint8_t *data, uint64_t size, uint64_t aux_offset,
+                        uint32_t idx, uint32_t cpu)
 {
-	pw_rec(w, 71, 48);
+	unsigned hsize = s->aux_header_size ? s->aux_header_size : 48;
+
+	pw_rec(w, 71, (uint16_t)hsize);
 	pw_u64(w, size);
 	pw_u64(w, aux_offset);
 	pw_u64(w, 0xbc4cd519a6ull + idx); /* reference */
 	pw_u32(w, idx);
-	pw_u32(w, 3174); /* tid */
+	pw_u32(w, s->tid_minus_one ? 0xffffffffu : 3174); /* tid */
 	pw_u32(w, cpu);
 	pw_u32(w, 0);
+	pw_zero(w, hsize - 48);
 	pw_put(w, data, (size_t)size);
 }
 
@@ -141,23 +145,39 @@ static void pw_data(struct pw *w, const struct pw_spec *s)
 	pw_info(w, s);
 	if (s->second_info)
 		pw_info(w, s);
+	if (s->tracing_data) {
+		static const char data[24] = "\x17\x08\x44tracing0.6";
+
+		pw_rec(w, 66, 16);
+		pw_u32(w, sizeof(data));
+		pw_u32(w, 0);
+		pw_put(w, data, sizeof(data));
+	}
+	if (s->truncated_aux) {
+		/* PERF_RECORD_AUX: aux_offset, aux_size, flags. */
+		pw_rec(w, 11, 32);
+		pw_u64(w, 0);
+		pw_u64(w, 0x1000);
+		pw_u64(w, 1);
+	}
 	if (s->trace) {
 		size_t half = s->trace_size / 2;
 
-		pw_auxtrace(w, pw_trace_b, sizeof(pw_trace_b), 0, 0, 0);
-		pw_auxtrace(w, s->trace, half, 0, s->trace_idx, s->trace_idx);
-		pw_auxtrace(w, s->trace + half, s->trace_size - half, half,
+		pw_auxtrace(w, s, pw_trace_b, sizeof(pw_trace_b), 0, 0, 0);
+		pw_auxtrace(w, s, s->trace, half, 0, s->trace_idx,
+		            s->trace_idx);
+		pw_auxtrace(w, s, s->trace + half, s->trace_size - half, half,
 		            s->trace_idx, s->trace_idx);
 		pw_rec(w, 68, 8);
 		return;
 	}
-	pw_auxtrace(w, pw_trace_a, sizeof(pw_trace_a), 0, 1, 1);
+	pw_auxtrace(w, s, pw_trace_a, sizeof(pw_trace_a), 0, 1, 1);
 	if (s->compressed) {
 		pw_rec(w, 81, 16);
 		pw_u64(w, 0);
 	}
-	pw_auxtrace(w, pw_trace_b, sizeof(pw_trace_b), 0, 0, 0);
-	pw_auxtrace(w, pw_trace_c, sizeof(pw_trace_c), 16, 1, 1);
+	pw_auxtrace(w, s, pw_trace_b, sizeof(pw_trace_b), 0, 0, 0);
+	pw_auxtrace(w, s, pw_trace_c, sizeof(pw_trace_c), 16, 1, 1);
 	/* FINISHED_ROUND. */
 	pw_rec(w, 68, 8);
 }
@@ -189,7 +209,7 @@ struct pw pw_write_file(const struct pw_spec *s)
 	pw_u64(&w, 2 * attr_size);
 	data_off = attrs_off + 2 * attr_size;
 	pw_u64(&w, data_off);
-	pw_u64(&w, data.n);
+	pw_u64(&w, s->interrupted ? 0 : data.n);
 	pw_u64(&w, 0);
 	pw_u64(&w, 0);
 	/* Features: HOSTNAME (3) and, with a CPUID string, CPUID (9). */
@@ -199,7 +219,8 @@ struct pw pw_write_file(const struct pw_spec *s)
 		abort();
 
 	/* Two attributes, each followed by {ids offset, ids size}. */
-	pw_attr(&w, s->attr_type, 0x300e601, 0x10087, 1u << 5);
+	pw_attr(&w, s->attr_type, 0x300e601, 0x10087,
+	        (1u << 5) | (s->exclude_user ? 1u << 4 : 0));
 	pw_u64(&w, 0);
 	pw_u64(&w, 0);
 	pw_attr(&w, 1, 9, 0x10087, 0);
@@ -207,8 +228,9 @@ struct pw pw_write_file(const struct pw_spec *s)
 	pw_u64(&w, 0);
 	pw_put(&w, data.b, data.n);
 
-	/* The feature table, then the features. */
-	{
+	/* The feature table, then the features (none when perf record was
+	 * interrupted). */
+	if (!s->interrupted) {
 		uint64_t payload = w.n + (s->cpuid ? 32 : 16);
 
 		pw_u64(&w, payload); /* HOSTNAME */
@@ -235,7 +257,8 @@ struct pw pw_write_pipe(const struct pw_spec *s)
 	pw_u64(&w, 16);
 	/* HEADER_ATTR: the attribute and one id. */
 	pw_rec(&w, 64, 8 + 112 + 8);
-	pw_attr(&w, s->attr_type, 0x300e601, 0x10087, 1u << 5);
+	pw_attr(&w, s->attr_type, 0x300e601, 0x10087,
+	        (1u << 5) | (s->exclude_user ? 1u << 4 : 0));
 	pw_u64(&w, 42);
 	if (s->cpuid) {
 		size_t len = (strlen(s->cpuid) + 1 + 7) / 8 * 8;

@@ -39,6 +39,15 @@ struct pw_spec {
 	const uint8_t *trace;
 	size_t trace_size;
 	uint32_t trace_idx;
+	/* Variants perf writes: AUXTRACE records of this header size (0:
+	 * 48), the tid -1 of system-wide recordings, attr.exclude_user, a
+	 * HEADER_TRACING_DATA record (24 bytes of data after it), a
+	 * PERF_RECORD_AUX with the TRUNCATED flag, and a file of an
+	 * interrupted `perf record` (data size 0, no feature section, the
+	 * feature bits set). */
+	unsigned aux_header_size;
+	int tid_minus_one, exclude_user, tracing_data, truncated_aux;
+	int interrupted;
 };
 
 /* A recording of Intel PT (PMU type 8, attr.config 0x300e601 with

@@ -22,7 +22,8 @@
 
 /* ---- Checks ------------------------------------------------------------ */
 
-static void check_good(const struct ptd_perf *perf, int pipe)
+static void check_good(const struct ptd_perf *perf, int pipe,
+                       const struct pw *file)
 {
 	struct ptd_perf_info info;
 	struct ptd_perf_buffer b;
@@ -61,8 +62,14 @@ static void check_good(const struct ptd_perf *perf, int pipe)
 	assert_int_equal(info.num_compressed, 0);
 	assert_int_equal(info.pipe, pipe);
 
-	/* Buffers in file order. */
+	/* Buffers in file order, each where the file has it. */
 	assert_int_equal(ptd_perf_num_buffers(perf), 3);
+	for (size_t i = 0; i < 3; ++i) {
+		assert_int_equal(ptd_perf_get_buffer(perf, i, &b), 0);
+		assert_true(b.file_offset + b.size <= file->n);
+		assert_memory_equal(file->b + b.file_offset, b.data,
+		                    (size_t)b.size);
+	}
 	assert_int_equal(ptd_perf_get_buffer(perf, 0, &b), 0);
 	assert_int_equal(b.idx, 1);
 	assert_int_equal(b.cpu, 1);
@@ -139,7 +146,7 @@ static void test_file_format(void **state)
 	(void)state;
 	assert_int_equal(parse_n(&w, w.n, &perf, &diag), 0);
 	assert_string_equal(diag.message, "");
-	check_good(perf, 0);
+	check_good(perf, 0, &w);
 	ptd_perf_free(perf);
 	free(w.b);
 }
@@ -152,7 +159,7 @@ static void test_pipe_format(void **state)
 
 	(void)state;
 	assert_int_equal(parse_n(&w, w.n, &perf, &diag), 0);
-	check_good(perf, 1);
+	check_good(perf, 1, &w);
 	ptd_perf_free(perf);
 	free(w.b);
 }
@@ -360,6 +367,15 @@ static void test_bad_header(void **state)
 		assert_true(diag.offset <= c.n);
 	}
 	memcpy(c.b, w.b, w.n);
+	/* A feature whose section lies beyond the file: the error names its
+	 * table entry (HOSTNAME's, the first). */
+	{
+		uint64_t table = 104 + 256 + (c.b[48] | (uint64_t)c.b[49] << 8);
+
+		pw_set_u64(c.b + table + 8, c.n);
+		expect_error(&c, -pte_bad_file, table);
+		memcpy(c.b, w.b, w.n);
+	}
 	/* Back to the original: it parses. */
 	{
 		struct ptd_perf *perf;
@@ -461,6 +477,90 @@ static void test_bad_records(void **state)
 	}
 }
 
+/* What perf also writes: bigger AUXTRACE headers, tid -1, exclude_user,
+ * tracing data in the pipe format, a truncated AUX area. */
+static void test_variants(void **state)
+{
+	for (int pipe = 0; pipe < 2; ++pipe) {
+		struct pw_spec s = pw_good;
+		struct ptd_perf *perf;
+		struct ptd_perf_info info;
+		struct ptd_perf_stream st;
+		struct ptd_perf_diag diag;
+		struct pw w;
+		uint8_t both[24];
+
+		(void)state;
+		s.aux_header_size = 56;
+		s.tid_minus_one = 1;
+		s.exclude_user = 1;
+		s.tracing_data = 1;
+		s.truncated_aux = 1;
+		w = pipe ? pw_write_pipe(&s) : pw_write_file(&s);
+		assert_int_equal(parse_n(&w, w.n, &perf, &diag), 0);
+		assert_int_equal(ptd_perf_get_info(perf, &info), 0);
+		assert_int_equal(info.exclude_user, 1);
+		assert_int_equal(info.exclude_kernel, 1);
+		assert_int_equal(info.num_truncated, 1);
+		assert_int_equal(info.num_buffers, 3);
+		assert_int_equal(info.incomplete, 0);
+		assert_int_equal(ptd_perf_get_stream(perf, 1, &st), 0);
+		assert_int_equal(st.tid, -1);
+		assert_int_equal(st.size, 24);
+		memcpy(both, pw_trace_a, 16);
+		memcpy(both + 16, pw_trace_c, 8);
+		assert_memory_equal(st.data, both, 24);
+		ptd_perf_free(perf);
+		free(w.b);
+	}
+}
+
+/* An interrupted perf record: data size 0, no features. */
+static void test_interrupted(void **state)
+{
+	struct pw_spec s = pw_good;
+	struct ptd_perf *perf;
+	struct ptd_perf_info info;
+	struct ptd_perf_stream st;
+	struct pw w;
+
+	(void)state;
+	s.interrupted = 1;
+	w = pw_write_file(&s);
+	assert_int_equal(parse_n(&w, w.n, &perf, NULL), 0);
+	assert_int_equal(ptd_perf_get_info(perf, &info), 0);
+	assert_int_equal(info.incomplete, 1);
+	assert_string_equal(info.cpuid, "");
+	assert_int_equal(info.cpu.vendor, pcv_unknown);
+	assert_int_equal(info.num_buffers, 3);
+	assert_int_equal(ptd_perf_get_stream(perf, 0, &st), 0);
+	assert_memory_equal(st.data, pw_trace_b, 8);
+	ptd_perf_free(perf);
+	free(w.b);
+}
+
+/* Other AUX trace at its own (smaller) AUXTRACE_INFO size: Intel BTS has
+ * six priv words, ARM SPE two. */
+static void test_other_aux(void **state)
+{
+	static const struct {
+		uint32_t type;
+		unsigned npriv;
+	} kinds[] = {{2, 6}, {4, 2}, {3, 17}};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i) {
+		struct pw_spec s = pw_good;
+		struct pw w;
+
+		s.auxtrace_type = kinds[i].type;
+		s.npriv = kinds[i].npriv;
+		w = pw_write_file(&s);
+		expect_error(&w, -pte_not_supported, find_record(&w, 70));
+		free(w.b);
+	}
+}
+
 static void test_read_file(void **state)
 {
 	struct pw w = pw_write_file(&pw_good);
@@ -477,7 +577,7 @@ static void test_read_file(void **state)
 	assert_int_equal(fwrite(w.b, 1, w.n, f), w.n);
 	assert_int_equal(fclose(f), 0);
 	assert_int_equal(ptd_perf_read(&perf, path, &diag), 0);
-	check_good(perf, 0);
+	check_good(perf, 0, &w);
 	ptd_perf_free(perf);
 	assert_int_equal(unlink(path), 0);
 
@@ -528,6 +628,9 @@ int main(void)
 	        cmocka_unit_test(test_truncated),
 	        cmocka_unit_test(test_bad_header),
 	        cmocka_unit_test(test_bad_records),
+	        cmocka_unit_test(test_variants),
+	        cmocka_unit_test(test_interrupted),
+	        cmocka_unit_test(test_other_aux),
 	        cmocka_unit_test(test_read_file),
 	        cmocka_unit_test(test_arguments),
 	};

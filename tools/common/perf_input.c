@@ -31,6 +31,32 @@ void ptd_tool_perf_config(struct pt_config *config, uint32_t given,
 		config->cpuid_0x15_ebx = from.cpuid_0x15_ebx;
 }
 
+void ptd_tool_perf_warnings(const struct ptd_perf *perf, const char *file,
+                            const char *prog)
+{
+	struct ptd_perf_info info;
+
+	if (ptd_perf_get_info(perf, &info) < 0)
+		return;
+	if (info.incomplete)
+		fprintf(stderr,
+		        "%s: warning: %s: perf record did not finish (the "
+		        "header's data size is 0); read to the end of the "
+		        "file.\n",
+		        prog, file);
+	if (info.snapshot_mode)
+		fprintf(stderr,
+		        "%s: warning: %s was recorded in snapshot mode: its "
+		        "buffers may overlap, and they are used as they are.\n",
+		        prog, file);
+	if (info.num_truncated)
+		fprintf(stderr,
+		        "%s: warning: %s: an AUX area overflowed %" PRIu64
+		        " time%s: trace was lost there.\n",
+		        prog, file, info.num_truncated,
+		        info.num_truncated == 1 ? "" : "s");
+}
+
 void ptd_tool_perf_areas(const struct ptd_perf *perf, char *buf, size_t size)
 {
 	size_t len = 0;

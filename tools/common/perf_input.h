@@ -29,6 +29,12 @@ void ptd_tool_perf_config(struct pt_config *config, uint32_t given,
                           const struct ptd_perf *perf, const char *file,
                           const char *prog);
 
+/* Warn on stderr, prefixed by @prog and naming @file, about what in
+ * @perf's recording costs trace or exactness: snapshot mode (overlapping
+ * buffers), AUX areas that overflowed, an unfinished `perf record`. */
+void ptd_tool_perf_warnings(const struct ptd_perf *perf, const char *file,
+                            const char *prog);
+
 /* Write the AUX areas of @perf to @buf as "0, 3" ("" for none). */
 void ptd_tool_perf_areas(const struct ptd_perf *perf, char *buf, size_t size);
 

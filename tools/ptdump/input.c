@@ -136,14 +136,17 @@ int ptdump_trace_load(struct ptdump_trace *trace, const char *prog, FILE *err)
 	FILE *file;
 	int status;
 
+	/* "-" is standard input, as for ptd_perf_read() (--perf). */
 	errno = 0;
-	file = fopen(trace->filename, "rb");
+	file = strcmp(trace->filename, "-") == 0 ? stdin
+	                                         : fopen(trace->filename, "rb");
 	if (!file) {
 		ptdump_file_error(prog, "open", trace->filename, errno, err);
 		return -1;
 	}
 	status = ptdump_read_all(file, limit, &buffer, &size);
-	fclose(file);
+	if (file != stdin)
+		fclose(file);
 	if (status == -2) {
 		fprintf(err, "%s: out of memory loading %s.\n", prog,
 		        trace->filename);

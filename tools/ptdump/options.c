@@ -79,14 +79,16 @@ static const char *const ptdump_help_text[] = {
         "  --cpuid-0x15.eax <n>      CPUID[0x15].EAX (TSC:CTC denominator).",
         "  --cpuid-0x15.ebx <n>      CPUID[0x15].EBX (TSC:CTC numerator).",
         "  --perf                    <ptfile> is a perf.data file: dump the",
-        "                            trace of each AUX area (CPU), configured",
+        "                            trace of each AUX area, configured",
         "                            from the file (the four options above and",
         "                            --cpu override it; ptdecode extension).",
         "  --perf:aux <idx>          as --perf, only AUX area <idx>, without",
         "                            a heading (ptdecode extension).",
-        "  <ptfile>[:<from>[-<to>]]  the raw trace; with a range, only the",
-        "                            bytes from offset <from> up to, but not",
-        "                            including, offset <to>.",
+        "  <ptfile>[:<from>[-<to>]]  the raw trace (- for standard input); "
+        "with",
+        "                            a range, only the bytes from offset "
+        "<from>",
+        "                            up to, but not including, offset <to>.",
         "",
         "Numbers are decimal, hexadecimal with 0x, or octal with a leading 0.",
         "See docs/ptdump.md for the output format.",
@@ -236,9 +238,10 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 		uint64_t value;
 
 		/* The first argument that is not an option names the trace
-		 * and must be the last one; "--" ends the options. */
-		if (arg[0] != '-' || strcmp(arg, "--") == 0) {
-			if (arg[0] == '-')
+		 * and must be the last one; "--" ends the options, and "-"
+		 * (standard input) is no option. */
+		if (arg[0] != '-' || !arg[1] || strcmp(arg, "--") == 0) {
+			if (strcmp(arg, "--") == 0)
 				idx += 1;
 			if (idx >= argc)
 				break;

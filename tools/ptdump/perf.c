@@ -46,6 +46,7 @@ int ptdump_perf(const struct ptdump_args *args, const char *filename,
 		return 1;
 	}
 
+	ptd_tool_perf_warnings(perf, filename, prog);
 	ptdump_perf_cmdline(&base, args);
 	ptd_tool_perf_config(&base, args->given, perf, filename, prog);
 
@@ -61,7 +62,7 @@ int ptdump_perf(const struct ptdump_args *args, const char *filename,
 		found += 1;
 		if (args->perf_aux < 0 && !args->options.quiet)
 			printf("# AUX area %" PRIu32 " (cpu %" PRId32
-			       ", tid %" PRIu32 "): %" PRIu64
+			       ", tid %" PRId32 "): %" PRIu64
 			       " bytes in %" PRIu64 " buffer%s\n",
 			       st.idx, st.cpu, st.tid, st.size, st.num_buffers,
 			       st.num_buffers == 1 ? "" : "s");

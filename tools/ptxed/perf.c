@@ -64,6 +64,7 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 		return -1;
 	}
 
+	ptd_tool_perf_warnings(perf, arg, prog);
 	ptd_tool_perf_config(config, given, perf, arg, prog);
 
 	if (!stream.size) {
