@@ -9,8 +9,8 @@
  * offset inside the input and no result; after success the buffers lie
  * inside the input and hold its bytes, the streams are in increasing AUX
  * area order and each is its buffers one after the other, the counts and
- * sizes agree with ptd_perf_get_info(), and ptd_perf_config() gives 0 or an
- * error with a reason. */
+ * sizes agree with ptd_perf_get_info(), the sideband's records lie inside
+ * the input, and ptd_perf_config() gives 0 or an error with a reason. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "fuzz_common.h"
@@ -99,6 +99,30 @@ static void check_result(const struct ptd_perf *perf, const uint8_t *data,
 	        ptd_perf_get_buffer(perf, nbuf, &(struct ptd_perf_buffer){0}) ==
 	                -pte_eos,
 	        "buffer past the end");
+
+	/* The sideband: every record inside the input, strings no longer
+	 * than it. */
+	for (size_t i = 0; i < ptd_perf_num_mmaps(perf); ++i) {
+		struct ptd_perf_mmap m;
+
+		FUZZ_CHECK(ptd_perf_get_mmap(perf, i, &m) == 0, "mmap %zu", i);
+		FUZZ_CHECK(m.file_offset < size && m.filename &&
+		                   strlen(m.filename) < size,
+		           "mmap %zu at %llu", i,
+		           (unsigned long long)m.file_offset);
+		FUZZ_CHECK(m.cpumode < 8 && m.build_id_size <= 20,
+		           "mmap %zu: cpumode %u, build id %u", i, m.cpumode,
+		           m.build_id_size);
+	}
+	for (size_t i = 0; i < ptd_perf_num_comms(perf); ++i) {
+		struct ptd_perf_comm c;
+
+		FUZZ_CHECK(ptd_perf_get_comm(perf, i, &c) == 0, "comm %zu", i);
+		FUZZ_CHECK(c.file_offset < size && c.comm &&
+		                   strlen(c.comm) < size,
+		           "comm %zu at %llu", i,
+		           (unsigned long long)c.file_offset);
+	}
 
 	pt_config_init(&config);
 	err = ptd_perf_config(perf, &config, &rdiag);

@@ -536,6 +536,8 @@ static void perf_seeds(const char *dir)
 	        {"seed-pipe-short-info", 1, NULL, 0, 10, 1},
 	        {"seed-pipe-variants", 1, NULL, 0, 17, 0},
 	        {"seed-file-interrupted", 0, NULL, 0, 17, 0},
+	        {"seed-file-sideband", 0, NULL, 0, 17, 0},
+	        {"seed-pipe-sideband", 1, NULL, 0, 17, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); ++i) {
@@ -557,6 +559,10 @@ static void perf_seeds(const char *dir)
 		}
 		spec.interrupted =
 		        !strcmp(seeds[i].name, "seed-file-interrupted");
+		/* (Sideband with trailers; in the file format with two
+		 * trailer layouts.) */
+		spec.sideband = strstr(seeds[i].name, "sideband") != NULL;
+		spec.mixed_types = !strcmp(seeds[i].name, "seed-file-sideband");
 		w = seeds[i].pipe ? pw_write_pipe(&spec) : pw_write_file(&spec);
 		memset(&o, 0, sizeof(o));
 		put(&o, w.b, w.n);

@@ -44,8 +44,9 @@
  * compressed records are skipped and counted, the AUX data itself is never
  * compressed) and trace in samples (`--aux-sample`).  Snapshot recordings
  * (`perf record -S`) are read, but their buffers overlap and are not
- * de-duplicated (info.snapshot_mode says so).  Sideband (MMAP, COMM,
- * SWITCH, ...) is not interpreted yet.
+ * de-duplicated (info.snapshot_mode says so).  Of the sideband, the memory
+ * maps (MMAP, MMAP2) and process names (COMM) are read, with their times;
+ * context switches, forks and exits are not yet.
  *
  * Bad input is expected: every length and offset is checked against the
  * file, and an error says what is wrong and at which byte offset of the file
@@ -244,6 +245,70 @@ extern pt_export size_t ptd_perf_num_streams(const struct ptd_perf *perf);
  * argument, or -pte_eos if @i is not below ptd_perf_num_streams(). */
 extern pt_export int ptd_perf_get_stream(const struct ptd_perf *perf, size_t i,
                                          struct ptd_perf_stream *stream);
+
+/** A memory map of the recording's sideband: PERF_RECORD_MMAP or
+ * PERF_RECORD_MMAP2, as perf wrote it for every mapping of code (the
+ * kernel and its modules at the start, then each process's executable and
+ * libraries).  Use it to build a traced image: the bytes of @filename from
+ * @pgoff on, @len of them, lie at @start in process @pid. */
+struct ptd_perf_mmap {
+	/** The process and thread (-1 for the kernel's maps). */
+	int32_t pid, tid;
+	/** The address, the size and the offset in the file. */
+	uint64_t start, len, pgoff;
+	/** The file (or "[kernel.kallsyms]_text", "[vdso]", ...). */
+	const char *filename;
+	/** The CPU mode (PERF_RECORD_MISC_CPUMODE): 1 kernel, 2 user, 3
+	 * hypervisor, 4 guest kernel, 5 guest user. */
+	uint8_t cpumode;
+	/** 1 for PERF_RECORD_MMAP2, which has @prot and @flags (mmap(2)'s)
+	 * and either the file's build ID (@build_id_size bytes) or its
+	 * device and inode (not kept). */
+	uint8_t mmap2;
+	uint8_t build_id_size;
+	uint8_t build_id[20];
+	uint32_t prot, flags;
+	/** The perf time of the record, if the attributes record one
+	 * (sample_id_all with PERF_SAMPLE_TIME): @have_time. */
+	uint8_t have_time;
+	uint64_t time;
+	/** The offset of the record in the file. */
+	uint64_t file_offset;
+};
+
+/** The number of memory maps in @perf's sideband (0 for NULL). */
+extern pt_export size_t ptd_perf_num_mmaps(const struct ptd_perf *perf);
+
+/** Store memory map @i (in file order) of @perf in @mmap; its filename
+ * points into @perf.  Returns 0, -pte_invalid for a NULL argument, or
+ * -pte_eos if @i is not below ptd_perf_num_mmaps(). */
+extern pt_export int ptd_perf_get_mmap(const struct ptd_perf *perf, size_t i,
+                                       struct ptd_perf_mmap *mmap);
+
+/** A process name in @perf's sideband: PERF_RECORD_COMM. */
+struct ptd_perf_comm {
+	/** The process and thread. */
+	int32_t pid, tid;
+	/** The name (the first 15 characters of the program's name). */
+	const char *comm;
+	/** 1 if the name comes with an exec() (PERF_RECORD_MISC_COMM_EXEC):
+	 * the process's memory maps before it are gone. */
+	uint8_t exec;
+	/** The perf time, as in struct ptd_perf_mmap. */
+	uint8_t have_time;
+	uint64_t time;
+	/** The offset of the record in the file. */
+	uint64_t file_offset;
+};
+
+/** The number of process names in @perf's sideband (0 for NULL). */
+extern pt_export size_t ptd_perf_num_comms(const struct ptd_perf *perf);
+
+/** Store process name @i (in file order) of @perf in @comm; the name points
+ * into @perf.  Returns 0, -pte_invalid for a NULL argument, or -pte_eos if
+ * @i is not below ptd_perf_num_comms(). */
+extern pt_export int ptd_perf_get_comm(const struct ptd_perf *perf, size_t i,
+                                       struct ptd_perf_comm *comm);
 
 #ifdef __cplusplus
 }

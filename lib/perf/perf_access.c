@@ -14,6 +14,9 @@ void ptd_perf_free(struct ptd_perf *perf)
 	free(perf->streams);
 	free(perf->trace);
 	free(perf->filter);
+	free(perf->mmaps);
+	free(perf->comms);
+	free(perf->strings);
 	free(perf);
 }
 

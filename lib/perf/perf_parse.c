@@ -69,6 +69,15 @@ struct perf_parse {
 
 	struct ptd_perf_buffer *buffers;
 	size_t num_buffers, cap_buffers;
+
+	/* The sideband records for ptd_perf_take_sideband(), and the
+	 * sample ids of the attributes (@id_attr: the attribute's index). */
+	struct ptd_perf_side *side;
+	size_t num_side, cap_side;
+	uint64_t *ids;
+	uint32_t *id_attr;
+	size_t num_ids, cap_ids;
+
 	uint64_t num_compressed, num_truncated;
 	int pipe, incomplete;
 };
@@ -103,6 +112,32 @@ static int perf_fail(struct ptd_perf_diag *diag, int err, uint64_t offset,
 static int perf_within(const struct perf_parse *p, uint64_t off, uint64_t len)
 {
 	return off <= p->size && len <= p->size - off;
+}
+
+/* Note that the attribute just added has the @n sample ids at @ids (8
+ * bytes each, inside the file). */
+static int perf_add_ids(struct perf_parse *p, const uint8_t *ids, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; ++i) {
+		if (p->num_ids == p->cap_ids) {
+			size_t cap = p->cap_ids ? 2 * p->cap_ids : 16;
+			uint64_t *v = realloc(p->ids, cap * sizeof(*v));
+			uint32_t *a;
+
+			if (!v)
+				return -pte_nomem;
+			p->ids = v;
+			a = realloc(p->id_attr, cap * sizeof(*a));
+			if (!a)
+				return -pte_nomem;
+			p->id_attr = a;
+			p->cap_ids = cap;
+		}
+		p->ids[p->num_ids] = rd64(ids + 8 * i);
+		p->id_attr[p->num_ids] = (uint32_t)(p->num_attrs - 1);
+		p->num_ids += 1;
+	}
+	return 0;
 }
 
 static int perf_add_attr(struct perf_parse *p, const uint8_t *a)
@@ -185,7 +220,15 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 		                 (unsigned long long)attrs_off,
 		                 (unsigned long long)attrs_size);
 	for (i = 0; i < attrs_size / attr_size; ++i) {
-		err = perf_add_attr(p, b + attrs_off + i * attr_size);
+		const uint8_t *entry = b + attrs_off + i * attr_size;
+		uint64_t ids_off = rd64(entry + attr_size - 16);
+		uint64_t ids_size = rd64(entry + attr_size - 8);
+
+		err = perf_add_attr(p, entry);
+		/* Its sample ids (for the sideband's times); ids that lie
+		 * outside the file are left out, they only cost times. */
+		if (err >= 0 && perf_within(p, ids_off, ids_size))
+			err = perf_add_ids(p, b + ids_off, ids_size / 8);
 		if (err < 0)
 			return err;
 	}
@@ -238,6 +281,26 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 				return err;
 		}
 	}
+	return 0;
+}
+
+static int perf_add_side(struct perf_parse *p, uint64_t at, uint64_t size,
+                         uint32_t type)
+{
+	if (p->num_side == p->cap_side) {
+		size_t cap = p->cap_side ? 2 * p->cap_side : 64;
+		struct ptd_perf_side *side;
+
+		side = realloc(p->side, cap * sizeof(*side));
+		if (!side)
+			return -pte_nomem;
+		p->side = side;
+		p->cap_side = cap;
+	}
+	p->side[p->num_side].at = at;
+	p->side[p->num_side].size = size;
+	p->side[p->num_side].type = type;
+	p->num_side += 1;
 	return 0;
 }
 
@@ -343,7 +406,12 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 			                 "a HEADER_ATTR record of %llu bytes "
 			                 "does not hold its attribute",
 			                 (unsigned long long)size);
-		return perf_add_attr(p, r + 8);
+		/* (Its ids follow the attribute.) */
+		err = perf_add_attr(p, r + 8);
+		if (err < 0)
+			return err;
+		return perf_add_ids(p, r + 8 + rd32(r + 8 + 4),
+		                    (size - 8 - rd32(r + 8 + 4)) / 8);
 
 	case ptd_perf_rec_header_feature:
 		if (size < 16)
@@ -374,6 +442,11 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 		*next += more;
 		return 0;
 	}
+
+	case ptd_perf_rec_mmap:
+	case ptd_perf_rec_mmap2:
+	case ptd_perf_rec_comm:
+		return perf_add_side(p, at, size, type);
 
 	case ptd_perf_rec_aux:
 		/* {aux_offset, aux_size, flags}: a full AUX area lost
@@ -682,8 +755,35 @@ int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
 		perf->info.incomplete = (uint8_t)p.incomplete;
 		err = perf_take_trace(perf, &p);
 	}
+	if (err >= 0) {
+		/* The sideband's trailers: how each attribute lays them out
+		 * (its sample_type), and which attribute a record's sample id
+		 * names. */
+		struct ptd_perf_layout layout;
+		uint64_t *types = malloc(p.num_attrs * sizeof(*types));
+
+		if (!types) {
+			err = -pte_nomem;
+		} else {
+			for (size_t i = 0; i < p.num_attrs; ++i)
+				types[i] = p.attrs[i].sample_type;
+			layout.types = types;
+			layout.num_attrs = p.num_attrs;
+			layout.ids = p.ids;
+			layout.id_attr = p.id_attr;
+			layout.num_ids = p.num_ids;
+			layout.sample_id_all =
+			        (int)(p.attrs[0].flags >> 18 & 1);
+			err = ptd_perf_take_sideband(perf, p.buf, p.side,
+			                             p.num_side, &layout, diag);
+			free(types);
+		}
+	}
 	free(p.attrs);
 	free(p.buffers);
+	free(p.side);
+	free(p.ids);
+	free(p.id_attr);
 	if (err < 0) {
 		if (err == -pte_nomem && diag && !diag->message[0])
 			perf_fail(diag, err, 0, "out of memory");

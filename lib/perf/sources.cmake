@@ -2,4 +2,5 @@
 list(APPEND PTD_LAYER_SOURCES
   perf_parse.c
   perf_access.c
+  perf_sideband.c
 )

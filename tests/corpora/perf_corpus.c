@@ -6,7 +6,8 @@
  * Checks what the corpora README and the file's summary (made by an
  * independent parser) say about perf.data.intel_pt-4.14: the intel_pt event
  * and AUXTRACE_INFO values, the CPUID feature, two AUX areas whose trace is
- * byte for byte the <file>.auxtrace-idx<N>-cpu<C>.bin files beside it, perf's
+ * byte for byte the <file>.auxtrace-idx<N>-cpu<C>.bin files beside it, the
+ * sideband's memory maps and process names with their times, perf's
  * time conversion (the README's anchor: TSC 0xbc4cbefc32 is perf time
  * 641.256845844 s), the decoder configuration ptd_perf_config() makes, and
  * that the query decoder with that configuration reads both streams end to
@@ -146,6 +147,38 @@ int main(int argc, char **argv)
 	CHECK(!info.pipe && !info.num_compressed);
 	CHECK(ptd_perf_tsc_to_ns(&ns, &info.tc, 0xbc4cbefc32ull) == 0 &&
 	      ns == 641256845844ull);
+
+	/* The sideband the summary lists: 56 MMAP (the kernel's first), 10
+	 * MMAP2 (echo's, coreutils first), 3 COMM; echo's maps and its exec
+	 * lie within the trace's time (641.2568 to 641.2581 s). */
+	CHECK(ptd_perf_num_mmaps(perf) == 66);
+	CHECK(ptd_perf_num_comms(perf) == 3);
+	{
+		struct ptd_perf_mmap m;
+		struct ptd_perf_comm c;
+		size_t n2 = 0;
+
+		CHECK(ptd_perf_get_mmap(perf, 0, &m) == 0 && m.pid == -1 &&
+		      !m.mmap2 && m.cpumode == 1 &&
+		      m.start == 0xffffffffb9600000ull && m.len == 0x6cf0000 &&
+		      !strcmp(m.filename, "[kernel.kallsyms]_text"));
+		for (size_t i = 0; i < ptd_perf_num_mmaps(perf); ++i) {
+			if (ptd_perf_get_mmap(perf, i, &m) < 0 || !m.mmap2)
+				continue;
+			if (!n2++)
+				CHECK(m.pid == 3174 && m.tid == 3174 &&
+				      m.start == 0x5cba63156000ull &&
+				      m.len == 0x125000 && m.pgoff == 0 &&
+				      !strcmp(m.filename,
+				              "/usr/bin/coreutils"));
+			CHECK(m.have_time && m.time > 641256845844ull &&
+			      m.time < 641258036789ull);
+		}
+		CHECK(n2 == 10);
+		CHECK(ptd_perf_get_comm(perf, 1, &c) == 0 && c.pid == 3174 &&
+		      !strcmp(c.comm, "echo") && c.exec && c.have_time &&
+		      c.time > 641256845844ull && c.time < 641258036789ull);
+	}
 
 	pt_config_init(&config);
 	CHECK(ptd_perf_config(perf, &config, &rdiag) == 0);

@@ -132,16 +132,111 @@ static void pw_info(struct pw *w, const struct pw_spec *s)
 
 /* The data records: an MMAP, the AUXTRACE_INFO, three buffers (AUX areas
  * 1, 0 and 1) and what @s adds. */
+/* A record header with misc bits. */
+static void pw_rec_misc(struct pw *w, uint32_t type, uint16_t misc,
+                        uint16_t size)
+{
+	uint8_t b[4] = {(uint8_t)misc, (uint8_t)(misc >> 8), (uint8_t)size,
+	                (uint8_t)(size >> 8)};
+
+	pw_u32(w, type);
+	pw_put(w, b, 4);
+}
+
+/* A sample_id trailer: TID, TIME, CPU (unless @short_form), IDENTIFIER. */
+static void pw_trailer(struct pw *w, uint64_t time, uint64_t id, int short_form)
+{
+	pw_u32(w, 3174);
+	pw_u32(w, 3174);
+	pw_u64(w, time);
+	if (!short_form) {
+		pw_u32(w, 1);
+		pw_u32(w, 0);
+	}
+	pw_u64(w, id);
+}
+
+/* A string padded with NULs to a multiple of 8 bytes (one NUL at least). */
+static void pw_str(struct pw *w, const char *str)
+{
+	size_t len = strlen(str);
+
+	pw_put(w, str, len);
+	pw_zero(w, (len + 1 + 7) / 8 * 8 - len);
+}
+
+static void pw_sideband(struct pw *w, const struct pw_spec *s)
+{
+	static const uint8_t id[20] = {0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,
+	                               0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e,
+	                               0x1f, 0x20, 0x21, 0x22, 0x23, 0x24};
+
+	/* MMAP of the kernel (cpumode 1). */
+	pw_rec_misc(w, 1, 1, 40 + 24 + 32);
+	pw_u32(w, 0xffffffffu);
+	pw_u32(w, 0);
+	pw_u64(w, 0xffffffff81000000ull);
+	pw_u64(w, 0x1000000);
+	pw_u64(w, 0xffffffff81000000ull);
+	pw_str(w, "[kernel.kallsyms]_text");
+	pw_trailer(w, 1000, 42, 0);
+	/* MMAP2 with a build ID (cpumode 2, PERF_RECORD_MISC_MMAP_BUILD_ID). */
+	pw_rec_misc(w, 10, 2 | 1 << 14, 72 + 16 + 32);
+	pw_u32(w, 3174);
+	pw_u32(w, 3174);
+	pw_u64(w, 0x400000);
+	pw_u64(w, 0x2000);
+	pw_u64(w, 0x1000);
+	pw_put(w, (const uint8_t[]){20, 0, 0, 0}, 4);
+	pw_put(w, id, 20);
+	pw_u32(w, 5); /* prot */
+	pw_u32(w, 2); /* flags */
+	pw_str(w, "/bin/prog");
+	pw_trailer(w, 2000, 42, 0);
+	/* MMAP2 with device and inode. */
+	pw_rec_misc(w, 10, 2, 72 + 16 + 32);
+	pw_u32(w, 3174);
+	pw_u32(w, 3175);
+	pw_u64(w, 0x7f0000000000ull);
+	pw_u64(w, 0x200000);
+	pw_u64(w, 0);
+	pw_u32(w, 8);
+	pw_u32(w, 1);
+	pw_u64(w, 123456);
+	pw_u64(w, 1);
+	pw_u32(w, 5);
+	pw_u32(w, 2);
+	pw_str(w, "/lib/libc.so.6");
+	pw_trailer(w, 3000, 42, 0);
+	/* COMM with exec. */
+	pw_rec_misc(w, 3, 1 << 13, 16 + 8 + 32);
+	pw_u32(w, 3174);
+	pw_u32(w, 3174);
+	pw_str(w, "prog");
+	pw_trailer(w, 4000, 42, 0);
+	if (s->mixed_types) {
+		pw_rec_misc(w, 3, 0, 16 + 8 + 24);
+		pw_u32(w, 3174);
+		pw_u32(w, 3174);
+		pw_str(w, "other");
+		pw_trailer(w, 5000, 43, 1);
+	}
+}
+
 static void pw_data(struct pw *w, const struct pw_spec *s)
 {
-	/* MMAP: pid, tid, start, len, pgoff, "x\0" padded to 8. */
-	pw_rec(w, 1, 48);
-	pw_u32(w, 1);
-	pw_u32(w, 1);
-	pw_u64(w, 0x400000);
-	pw_u64(w, 0x1000);
-	pw_u64(w, 0);
-	pw_put(w, "x\0\0\0\0\0\0", 8);
+	if (s->sideband) {
+		pw_sideband(w, s);
+	} else {
+		/* MMAP: pid, tid, start, len, pgoff, "x\0" padded to 8. */
+		pw_rec(w, 1, 48);
+		pw_u32(w, 1);
+		pw_u32(w, 1);
+		pw_u64(w, 0x400000);
+		pw_u64(w, 0x1000);
+		pw_u64(w, 0);
+		pw_put(w, "x\0\0\0\0\0\0", 8);
+	}
 	pw_info(w, s);
 	if (s->second_info)
 		pw_info(w, s);
@@ -218,12 +313,15 @@ struct pw pw_write_file(const struct pw_spec *s)
 	if (w.n != 104)
 		abort();
 
-	/* Two attributes, each followed by {ids offset, ids size}. */
+	/* Two attributes, each followed by {ids offset, ids size} (patched
+	 * below with sideband: the ids go at the end of the file). */
 	pw_attr(&w, s->attr_type, 0x300e601, 0x10087,
-	        (1u << 5) | (s->exclude_user ? 1u << 4 : 0));
+	        (1u << 5) | (s->exclude_user ? 1u << 4 : 0) |
+	                (s->sideband ? 1u << 18 : 0));
 	pw_u64(&w, 0);
 	pw_u64(&w, 0);
-	pw_attr(&w, 1, 9, 0x10087, 0);
+	pw_attr(&w, 1, 9, s->mixed_types ? 0x10107 : 0x10087,
+	        s->sideband ? 1u << 18 : 0);
 	pw_u64(&w, 0);
 	pw_u64(&w, 0);
 	pw_put(&w, data.b, data.n);
@@ -243,6 +341,15 @@ struct pw pw_write_file(const struct pw_spec *s)
 		pw_put(&w, "box", 4);
 		pw_put(&w, feat.b, feat.n);
 	}
+	if (s->sideband) {
+		/* The ids: 42 for the first attribute, 43 for the second. */
+		pw_set_u64(w.b + 104 + 112, w.n);
+		pw_set_u64(w.b + 104 + 120, 8);
+		pw_u64(&w, 42);
+		pw_set_u64(w.b + 104 + 128 + 112, w.n);
+		pw_set_u64(w.b + 104 + 128 + 120, 8);
+		pw_u64(&w, 43);
+	}
 	free(data.b);
 	free(feat.b);
 	return w;
@@ -258,7 +365,8 @@ struct pw pw_write_pipe(const struct pw_spec *s)
 	/* HEADER_ATTR: the attribute and one id. */
 	pw_rec(&w, 64, 8 + 112 + 8);
 	pw_attr(&w, s->attr_type, 0x300e601, 0x10087,
-	        (1u << 5) | (s->exclude_user ? 1u << 4 : 0));
+	        (1u << 5) | (s->exclude_user ? 1u << 4 : 0) |
+	                (s->sideband ? 1u << 18 : 0));
 	pw_u64(&w, 42);
 	if (s->cpuid) {
 		size_t len = (strlen(s->cpuid) + 1 + 7) / 8 * 8;

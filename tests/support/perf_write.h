@@ -48,6 +48,14 @@ struct pw_spec {
 	unsigned aux_header_size;
 	int tid_minus_one, exclude_user, tracing_data, truncated_aux;
 	int interrupted;
+	/* Sideband with sample_id_all trailers (TID, TIME, CPU, IDENTIFIER
+	 * 42) instead of the plain MMAP record: an MMAP of the kernel (time
+	 * 1000), an MMAP2 of "/bin/prog" with a build ID (2000), one of
+	 * "/lib/libc.so.6" with device and inode (3000), a COMM "prog" with
+	 * exec (4000).  With @mixed_types (file format), the second
+	 * attribute's sample_type has no CPU and its id 43 names it in one more
+	 * COMM, "other" (5000), whose trailer is 24 bytes. */
+	int sideband, mixed_types;
 };
 
 /* A recording of Intel PT (PMU type 8, attr.config 0x300e601 with

@@ -561,6 +561,93 @@ static void test_other_aux(void **state)
 	}
 }
 
+/* The memory maps and process names of the sideband, with the times of
+ * their sample_id trailers. */
+static void test_sideband(void **state)
+{
+	for (int variant = 0; variant < 3; ++variant) {
+		struct pw_spec s = pw_good;
+		struct ptd_perf *perf;
+		struct ptd_perf_mmap m;
+		struct ptd_perf_comm c;
+		struct pw w;
+
+		(void)state;
+		s.sideband = 1;
+		s.mixed_types = variant == 2;
+		w = variant == 1 ? pw_write_pipe(&s) : pw_write_file(&s);
+		assert_int_equal(parse_n(&w, w.n, &perf, NULL), 0);
+		assert_int_equal(ptd_perf_num_mmaps(perf), 3);
+		assert_int_equal(ptd_perf_num_comms(perf),
+		                 variant == 2 ? 2 : 1);
+
+		assert_int_equal(ptd_perf_get_mmap(perf, 0, &m), 0);
+		assert_int_equal(m.pid, -1);
+		assert_int_equal(m.start, 0xffffffff81000000ull);
+		assert_int_equal(m.len, 0x1000000);
+		assert_string_equal(m.filename, "[kernel.kallsyms]_text");
+		assert_int_equal(m.cpumode, 1);
+		assert_int_equal(m.mmap2, 0);
+		assert_int_equal(m.have_time, 1);
+		assert_int_equal(m.time, 1000);
+		assert_memory_equal(w.b + m.file_offset, "\x01\x00\x00\x00", 4);
+
+		assert_int_equal(ptd_perf_get_mmap(perf, 1, &m), 0);
+		assert_int_equal(m.pid, 3174);
+		assert_int_equal(m.start, 0x400000);
+		assert_int_equal(m.len, 0x2000);
+		assert_int_equal(m.pgoff, 0x1000);
+		assert_string_equal(m.filename, "/bin/prog");
+		assert_int_equal(m.cpumode, 2);
+		assert_int_equal(m.mmap2, 1);
+		assert_int_equal(m.prot, 5);
+		assert_int_equal(m.flags, 2);
+		assert_int_equal(m.build_id_size, 20);
+		assert_int_equal(m.build_id[0], 0x11);
+		assert_int_equal(m.build_id[19], 0x24);
+		assert_int_equal(m.time, 2000);
+
+		assert_int_equal(ptd_perf_get_mmap(perf, 2, &m), 0);
+		assert_int_equal(m.tid, 3175);
+		assert_string_equal(m.filename, "/lib/libc.so.6");
+		assert_int_equal(m.build_id_size, 0);
+		assert_int_equal(m.time, 3000);
+		assert_int_equal(ptd_perf_get_mmap(perf, 3, &m), -pte_eos);
+
+		assert_int_equal(ptd_perf_get_comm(perf, 0, &c), 0);
+		assert_int_equal(c.pid, 3174);
+		assert_string_equal(c.comm, "prog");
+		assert_int_equal(c.exec, 1);
+		assert_int_equal(c.have_time, 1);
+		assert_int_equal(c.time, 4000);
+		if (variant == 2) {
+			/* Its id names the attribute without CPU: a trailer
+			 * of 24 bytes. */
+			assert_int_equal(ptd_perf_get_comm(perf, 1, &c), 0);
+			assert_string_equal(c.comm, "other");
+			assert_int_equal(c.exec, 0);
+			assert_int_equal(c.time, 5000);
+		}
+		assert_int_equal(ptd_perf_get_comm(perf, 9, &c), -pte_eos);
+		ptd_perf_free(perf);
+
+		/* A record too short for its fields and trailer: with ID and
+		 * STREAM_ID in sample_type the trailer has 48 bytes, more
+		 * than the COMM record (56 bytes) has after its 16 fixed
+		 * ones. */
+		if (variant == 0) {
+			pw_set_u64(w.b + 104 + 24, 0x102c7);
+			pw_set_u64(w.b + 104 + 128 + 24, 0x102c7);
+			expect_error(&w, -pte_bad_file, find_record(&w, 3));
+		}
+		free(w.b);
+	}
+	assert_int_equal(ptd_perf_num_mmaps(NULL), 0);
+	assert_int_equal(ptd_perf_num_comms(NULL), 0);
+	assert_int_equal(ptd_perf_get_mmap(NULL, 0, NULL), -pte_invalid);
+	assert_int_equal(ptd_perf_get_comm(NULL, 0, NULL), -pte_invalid);
+}
+
 static void test_read_file(void **state)
 {
 	struct pw w = pw_write_file(&pw_good);
@@ -631,6 +718,7 @@ int main(void)
 	        cmocka_unit_test(test_variants),
 	        cmocka_unit_test(test_interrupted),
 	        cmocka_unit_test(test_other_aux),
+	        cmocka_unit_test(test_sideband),
 	        cmocka_unit_test(test_read_file),
 	        cmocka_unit_test(test_arguments),
 	};

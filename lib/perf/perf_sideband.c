@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The sideband of a perf.data file: memory maps (PERF_RECORD_MMAP, MMAP2)
+ * and process names (PERF_RECORD_COMM), with their times.
+ *
+ * Layouts (include/uapi/linux/perf_event.h), offsets from the record's
+ * start: MMAP pid@8 tid@12 start@16 len@24 pgoff@32 filename@40; MMAP2 the
+ * same up to pgoff, then {maj, min, ino, ino_generation} or, with
+ * PERF_RECORD_MISC_MMAP_BUILD_ID, {build_id_size u8, 3 reserved, build_id[20]}
+ * at 40, prot@64 flags@68 filename@72; COMM pid@8 tid@12 comm@16.  Strings
+ * are NUL-terminated and padded to 8 bytes.  With sample_id_all, the record
+ * ends in a trailer of the sample_type's TID, TIME, ID, STREAM_ID, CPU and
+ * IDENTIFIER fields (8 bytes each, in that order). */
+#include "perf_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* PERF_SAMPLE_* bits of the trailer, and the record misc bits used. */
+enum {
+	ptd_sample_tid = 1 << 1,
+	ptd_sample_time = 1 << 2,
+	ptd_sample_id = 1 << 6,
+	ptd_sample_cpu = 1 << 7,
+	ptd_sample_stream_id = 1 << 9,
+	ptd_sample_identifier = 1 << 16,
+	ptd_misc_cpumode = 7,
+	ptd_misc_comm_exec = 1 << 13,
+	ptd_misc_mmap_build_id = 1 << 14
+};
+
+static uint32_t sb_rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t sb_rd64(const uint8_t *p)
+{
+	return (uint64_t)sb_rd32(p) | (uint64_t)sb_rd32(p + 4) << 32;
+}
+
+/* Where the trailer's time is: its offset from the record's end (0 if
+ * there is none) and the trailer's size. */
+struct sb_trailer {
+	uint64_t size, time_from_end;
+};
+
+/* The trailer of an attribute of @sample_type. */
+static struct sb_trailer sb_trailer(uint64_t sample_type)
+{
+	static const uint64_t fields[] = {
+	        ptd_sample_tid,       ptd_sample_time, ptd_sample_id,
+	        ptd_sample_stream_id, ptd_sample_cpu,  ptd_sample_identifier};
+	struct sb_trailer t = {0, 0};
+	uint64_t time_at = 0;
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); ++i) {
+		if (!(sample_type & fields[i]))
+			continue;
+		if (fields[i] == ptd_sample_time)
+			time_at = t.size + 1;
+		t.size += 8;
+	}
+	/* (time_at - 1 is the time's offset in the trailer.) */
+	if (time_at)
+		t.time_from_end = t.size - (time_at - 1);
+	return t;
+}
+
+/* The bits of sample_type that make up the trailer. */
+#define PTD_SB_TRAILER_BITS                                                    \
+	((uint64_t)(ptd_sample_tid | ptd_sample_time | ptd_sample_id |         \
+	            ptd_sample_stream_id | ptd_sample_cpu |                    \
+	            ptd_sample_identifier))
+
+/* The trailer of the record @r of @size bytes: the attributes' one if they
+ * agree, else that of the attribute its sample id (the trailer's last
+ * word, PERF_SAMPLE_IDENTIFIER) names; none if neither is known. */
+static struct sb_trailer sb_record_trailer(const struct ptd_perf_layout *l,
+                                           const uint8_t *r, uint64_t size)
+{
+	struct sb_trailer none = {0, 0};
+	uint64_t first, id;
+	int same = 1, identified = 1;
+
+	if (!l->sample_id_all || !l->num_attrs)
+		return none;
+	first = l->types[0] & PTD_SB_TRAILER_BITS;
+	for (size_t i = 0; i < l->num_attrs; ++i) {
+		if ((l->types[i] & PTD_SB_TRAILER_BITS) != first)
+			same = 0;
+		if (!(l->types[i] & ptd_sample_identifier))
+			identified = 0;
+	}
+	if (same)
+		return sb_trailer(first);
+	if (!identified || size < 16)
+		return none;
+	id = sb_rd64(r + size - 8);
+	for (size_t i = 0; i < l->num_ids; ++i)
+		if (l->ids[i] == id && l->id_attr[i] < l->num_attrs)
+			return sb_trailer(l->types[l->id_attr[i]]);
+	return none;
+}
+
+/* The length of the string at @s, at most @max bytes long (the record may
+ * end without a NUL). */
+static size_t sb_strnlen(const uint8_t *s, uint64_t max)
+{
+	size_t n = 0;
+
+	while (n < max && s[n])
+		++n;
+	return n;
+}
+
+static int sb_fail(struct ptd_perf_diag *diag, uint64_t at, const char *what,
+                   uint64_t size, uint64_t need)
+{
+	if (diag) {
+		diag->offset = at;
+		snprintf(diag->message, sizeof(diag->message),
+		         "a %s record of %llu bytes (at least %llu with its "
+		         "sample_id trailer)",
+		         what, (unsigned long long)size,
+		         (unsigned long long)need);
+	}
+	return -pte_bad_file;
+}
+
+/* The fixed part of each record type, before its string. */
+static uint64_t sb_fixed(uint32_t type)
+{
+	switch (type) {
+	case ptd_perf_rec_mmap:
+		return 40;
+	case ptd_perf_rec_mmap2:
+		return 72;
+	default:
+		return 16;
+	}
+}
+
+int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
+                           const struct ptd_perf_side *side, size_t n,
+                           const struct ptd_perf_layout *layout,
+                           struct ptd_perf_diag *diag)
+{
+	size_t nmmaps = 0, ncomms = 0, strings = 0, used = 0;
+
+	/* Check every record and size the arrays and the strings. */
+	for (size_t i = 0; i < n; ++i) {
+		uint64_t fixed = sb_fixed(side[i].type);
+		struct sb_trailer tr = sb_record_trailer(
+		        layout, buf + side[i].at, side[i].size);
+
+		if (side[i].size < fixed + tr.size)
+			return sb_fail(
+			        diag, side[i].at,
+			        side[i].type == ptd_perf_rec_comm   ? "COMM"
+			        : side[i].type == ptd_perf_rec_mmap ? "MMAP"
+			                                            : "MMAP2",
+			        side[i].size, fixed + tr.size);
+		strings += sb_strnlen(buf + side[i].at + fixed,
+		                      side[i].size - fixed - tr.size) +
+		           1;
+		if (side[i].type == ptd_perf_rec_comm)
+			ncomms += 1;
+		else
+			nmmaps += 1;
+	}
+	if (nmmaps) {
+		perf->mmaps = calloc(nmmaps, sizeof(*perf->mmaps));
+		if (!perf->mmaps)
+			return -pte_nomem;
+	}
+	if (ncomms) {
+		perf->comms = calloc(ncomms, sizeof(*perf->comms));
+		if (!perf->comms)
+			return -pte_nomem;
+	}
+	if (strings) {
+		perf->strings = malloc(strings);
+		if (!perf->strings)
+			return -pte_nomem;
+	}
+
+	for (size_t i = 0; i < n; ++i) {
+		const uint8_t *r = buf + side[i].at;
+		uint64_t fixed = sb_fixed(side[i].type);
+		struct sb_trailer tr =
+		        sb_record_trailer(layout, r, side[i].size);
+		uint16_t misc = (uint16_t)(r[4] | r[5] << 8);
+		size_t len =
+		        sb_strnlen(r + fixed, side[i].size - fixed - tr.size);
+		char *str = perf->strings + used;
+		uint8_t have_time = tr.time_from_end ? 1 : 0;
+		uint64_t time =
+		        have_time ? sb_rd64(r + side[i].size - tr.time_from_end)
+		                  : 0;
+
+		memcpy(str, r + fixed, len);
+		str[len] = '\0';
+		used += len + 1;
+
+		if (side[i].type == ptd_perf_rec_comm) {
+			struct ptd_perf_comm *c =
+			        &perf->comms[perf->num_comms++];
+
+			c->pid = (int32_t)sb_rd32(r + 8);
+			c->tid = (int32_t)sb_rd32(r + 12);
+			c->comm = str;
+			c->exec = (misc & ptd_misc_comm_exec) ? 1 : 0;
+			c->have_time = have_time;
+			c->time = time;
+			c->file_offset = side[i].at;
+			continue;
+		}
+		{
+			struct ptd_perf_mmap *m =
+			        &perf->mmaps[perf->num_mmaps++];
+
+			m->pid = (int32_t)sb_rd32(r + 8);
+			m->tid = (int32_t)sb_rd32(r + 12);
+			m->start = sb_rd64(r + 16);
+			m->len = sb_rd64(r + 24);
+			m->pgoff = sb_rd64(r + 32);
+			m->filename = str;
+			m->cpumode = (uint8_t)(misc & ptd_misc_cpumode);
+			m->have_time = have_time;
+			m->time = time;
+			m->file_offset = side[i].at;
+			if (side[i].type == ptd_perf_rec_mmap2) {
+				m->mmap2 = 1;
+				m->prot = sb_rd32(r + 64);
+				m->flags = sb_rd32(r + 68);
+				if (misc & ptd_misc_mmap_build_id) {
+					uint8_t bsize = r[40];
+
+					if (bsize > sizeof(m->build_id))
+						bsize = sizeof(m->build_id);
+					m->build_id_size = bsize;
+					memcpy(m->build_id, r + 44, bsize);
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+size_t ptd_perf_num_mmaps(const struct ptd_perf *perf)
+{
+	return perf ? perf->num_mmaps : 0;
+}
+
+int ptd_perf_get_mmap(const struct ptd_perf *perf, size_t i,
+                      struct ptd_perf_mmap *mmap)
+{
+	if (!perf || !mmap)
+		return -pte_invalid;
+	if (i >= perf->num_mmaps)
+		return -pte_eos;
+	*mmap = perf->mmaps[i];
+	return 0;
+}
+
+size_t ptd_perf_num_comms(const struct ptd_perf *perf)
+{
+	return perf ? perf->num_comms : 0;
+}
+
+int ptd_perf_get_comm(const struct ptd_perf *perf, size_t i,
+                      struct ptd_perf_comm *comm)
+{
+	if (!perf || !comm)
+		return -pte_invalid;
+	if (i >= perf->num_comms)
+		return -pte_eos;
+	*comm = perf->comms[i];
+	return 0;
+}
