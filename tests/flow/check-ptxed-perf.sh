@@ -73,6 +73,14 @@ else
 	echo "ok: --mtc-freq 0 before --perf changes the times"
 fi
 
+# --perf:images: the code from the sideband's memory maps of the traced
+# process (after its exec; not another process's), as --raw gives it.
+"$wrap" "$dir/trace.pt" "$dir/img.data" 5 --mmap "$dir/code.bin:$base" || exit 1
+for dec in --insn-decoder --block-decoder; do
+	same "--perf:images $dec" $dec --perf:images --perf "$dir/img.data:5" -- \
+		$dec $raw --perf "$dir/img.data:5"
+done
+
 # Errors: exit status 1 and a message naming the problem.
 err() { # <what> <regex> <ptxed arguments>
 	what=$1 re=$2
@@ -93,6 +101,8 @@ err "an absent AUX area" "has no AUX area 7 \(it has 0, 5\)" \
 	$raw --perf "$dir/file.data:7"
 err "not a perf.data file" "trace.pt:0: not a perf.data file" \
 	$raw --perf "$dir/trace.pt"
+err "--perf:images without maps" "has no memory map or name of thread 3174" \
+	--perf:images --perf "$dir/file.data:5"
 err "--perf after --pt" "duplicate pt sources" \
 	$raw --pt "$dir/trace.pt" --perf "$dir/file.data:5"
 exit $fail

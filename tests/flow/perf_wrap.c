@@ -2,16 +2,21 @@
 /* Wrap a raw trace into a perf.data file (tests/support/perf_write.h), for
  * the tests of ptxed --perf (check-ptxed-perf.sh).
  *
- * Usage: perf_wrap <trace> <perf.data> <idx> [--pipe]
+ * Usage: perf_wrap <trace> <perf.data> <idx> [--pipe] [--mmap <file>:<addr>]
  *
  * The file holds pw_good's recording (a Skylake, 6/78/3, with mtc_freq 3,
  * nominal ratio 12 and CPUID 0x15 ratio 2/100) with a small buffer in AUX
- * area 0 and the trace, split in two buffers, in AUX area <idx>. */
+ * area 0 and the trace, split in two buffers, in AUX area <idx> (thread
+ * 3174).  With --mmap, the sideband maps <file> at <addr> into process 3174
+ * after its exec (and two maps that must not count, perf_write.h). */
+#define _POSIX_C_SOURCE 200809L
+
 #include "perf_write.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int main(int argc, char **argv)
 {
@@ -21,9 +26,34 @@ int main(int argc, char **argv)
 	size_t size = 0, cap = 0;
 	FILE *f;
 
-	if (argc < 4 || argc > 5 || (argc == 5 && strcmp(argv[4], "--pipe"))) {
+	int pipe = 0, bad = argc < 4;
+
+	for (int i = 4; i < argc && !bad; ++i) {
+		if (!strcmp(argv[i], "--pipe")) {
+			pipe = 1;
+		} else if (!strcmp(argv[i], "--mmap") && i + 1 < argc) {
+			char *colon = strrchr(argv[++i], ':');
+			struct stat st;
+
+			if (!colon) {
+				bad = 1;
+				break;
+			}
+			*colon = '\0';
+			if (stat(argv[i], &st) != 0) {
+				bad = 1;
+				break;
+			}
+			spec.mmap_file = argv[i];
+			spec.mmap_start = strtoull(colon + 1, NULL, 0);
+			spec.mmap_len = (uint64_t)st.st_size;
+		} else {
+			bad = 1;
+		}
+	}
+	if (bad) {
 		fprintf(stderr, "usage: perf_wrap <trace> <perf.data> <idx> "
-		                "[--pipe]\n");
+		                "[--pipe] [--mmap <file>:<addr>]\n");
 		return 2;
 	}
 	f = fopen(argv[1], "rb");
@@ -50,7 +80,7 @@ int main(int argc, char **argv)
 	spec.trace = buf;
 	spec.trace_size = size;
 	spec.trace_idx = (uint32_t)strtoul(argv[3], NULL, 0);
-	w = argc == 5 ? pw_write_pipe(&spec) : pw_write_file(&spec);
+	w = pipe ? pw_write_pipe(&spec) : pw_write_file(&spec);
 	f = fopen(argv[2], "wb");
 	if (!f || fwrite(w.b, 1, w.n, f) != w.n || fclose(f) != 0) {
 		fprintf(stderr, "perf_wrap: cannot write %s\n", argv[2]);

@@ -223,6 +223,36 @@ static void pw_sideband(struct pw *w, const struct pw_spec *s)
 	}
 }
 
+/* A user-mode, executable MMAP2 of @file at @start in process @pid. */
+static void pw_mmap2(struct pw *w, uint32_t pid, uint64_t start, uint64_t len,
+                     const char *file)
+{
+	size_t flen = (strlen(file) + 1 + 7) / 8 * 8;
+
+	pw_rec_misc(w, 10, 2, (uint16_t)(72 + flen));
+	pw_u32(w, pid);
+	pw_u32(w, pid);
+	pw_u64(w, start);
+	pw_u64(w, len);
+	pw_u64(w, 0);
+	pw_zero(w, 24); /* maj, min, ino, ino_generation */
+	pw_u32(w, 5);   /* PROT_READ | PROT_EXEC */
+	pw_u32(w, 2);   /* MAP_PRIVATE */
+	pw_str(w, file);
+}
+
+/* The memory maps of @s->mmap_file (see perf_write.h). */
+static void pw_program_maps(struct pw *w, const struct pw_spec *s)
+{
+	pw_mmap2(w, 3174, s->mmap_start, 0x1000, "/nonexistent/before-exec");
+	pw_rec_misc(w, 3, 1 << 13, 16 + 8);
+	pw_u32(w, 3174);
+	pw_u32(w, 3174);
+	pw_str(w, "prog");
+	pw_mmap2(w, 3175, s->mmap_start, 0x1000, "/nonexistent/other-process");
+	pw_mmap2(w, 3174, s->mmap_start, s->mmap_len, s->mmap_file);
+}
+
 static void pw_data(struct pw *w, const struct pw_spec *s)
 {
 	if (s->sideband) {
@@ -237,6 +267,8 @@ static void pw_data(struct pw *w, const struct pw_spec *s)
 		pw_u64(w, 0);
 		pw_put(w, "x\0\0\0\0\0\0", 8);
 	}
+	if (s->mmap_file)
+		pw_program_maps(w, s);
 	pw_info(w, s);
 	if (s->second_info)
 		pw_info(w, s);

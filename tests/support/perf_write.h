@@ -56,6 +56,13 @@ struct pw_spec {
 	 * attribute's sample_type has no CPU and its id 43 names it in one more
 	 * COMM, "other" (5000), whose trailer is 24 bytes. */
 	int sideband, mixed_types;
+	/* With @mmap_file: a COMM with exec of process 3174 and MMAP2s
+	 * (user mode, executable, no trailers): "/nonexistent/before-exec"
+	 * at @mmap_start before the COMM, "/nonexistent/other-process" of
+	 * process 3175 and @mmap_file (its whole size @mmap_len from offset
+	 * 0) at @mmap_start after it. */
+	const char *mmap_file;
+	uint64_t mmap_start, mmap_len;
 };
 
 /* A recording of Intel PT (PMU type 8, attr.config 0x300e601 with

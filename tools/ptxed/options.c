@@ -72,6 +72,12 @@ static void ptxed_help(const char *prog)
 	        "instead (ptdecode",
 	        "                                       extension; see "
 	        "docs/ptxed.md).",
+	        "  --perf:images                        with --perf: load the "
+	        "traced process's",
+	        "                                       memory maps from the "
+	        "file's sideband",
+	        "                                       (ptdecode extension; "
+	        "before --perf).",
 	        "  --elf <file>[:<base>]                load an ELF from "
 	        "<file> "
 	        "at address <base>.",
@@ -185,9 +191,16 @@ static int ptxed_alloc_decoder(struct ptxed_run *run, char *arg, int perf,
 			printf("[0, 0: config error: %s]\n",
 			       pt_errstr(pt_errcode(err)));
 	}
-	if (perf ? ptxed_load_perf(&run->config, run->given, arg, prog)
-	         : ptxed_load_pt(&run->config, arg, prog))
+	if (perf) {
+		struct ptxed_perf_image img = {decoder->iscache, decoder->image,
+		                               run->options.perf_images,
+		                               run->options.verbose};
+
+		if (ptxed_load_perf(&run->config, run->given, arg, &img, prog))
+			return -1;
+	} else if (ptxed_load_pt(&run->config, arg, prog)) {
 		return -1;
+	}
 
 	config = run->config;
 	ptd_time_config_init(&tconfig);
@@ -274,6 +287,8 @@ static int ptxed_flag_option(struct ptxed_run *run, const char *arg)
 		o->quiet = 1;
 	else if (!strcmp(arg, "--offset"))
 		o->print_offset = 1;
+	else if (!strcmp(arg, "--perf:images"))
+		o->perf_images = 1;
 	else if (!strcmp(arg, "--time"))
 		o->print_time = 1;
 	else if (!strcmp(arg, "--raw-insn"))

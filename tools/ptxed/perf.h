@@ -8,13 +8,23 @@
 
 #include <stdint.h>
 
+/* Where --perf:images puts the memory maps of the traced process. */
+struct ptxed_perf_image {
+	struct pt_image_section_cache *iscache;
+	struct pt_image *image;
+	/* --perf:images given; --verbose given. */
+	int load, verbose;
+};
+
 /* Load the trace of AUX area <idx> of the perf.data file @arg
  * ("<file>[:<idx>]"; without <idx> the file must have one area) into
  * @config's buffer (malloc()ed) and take the file's processor, errata,
  * mtc_freq, nom_freq and CPUID 0x15 ratio, except those in @given (enum
- * ptd_tool_given, tools/common/perf_input.h).  Returns
+ * ptd_tool_given, tools/common/perf_input.h).  With @img->load, add the
+ * memory maps of the AUX area's process (ptxed_perf_images()) to
+ * @img->image.  Returns
  * 0 or -1 after a message. */
 int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
-                    const char *prog);
+                    const struct ptxed_perf_image *img, const char *prog);
 
 #endif /* PTXED_PERF_H */

@@ -52,6 +52,9 @@ struct ptxed_options {
 	uint32_t resync_on_error : 1;
 	/* --time-libipt: libipt's time estimator (ptd_time_mode_libipt). */
 	uint32_t time_libipt : 1;
+	/* --perf:images: with --perf, the traced process's memory maps from
+	 * the file's sideband as the image. */
+	uint32_t perf_images : 1;
 };
 
 /* Which statistics to print. */
