@@ -701,10 +701,19 @@ static int flow_ipt_sync_set_status(const struct ptd_libipt *ipt,
 static int flow_backward_documented(const struct ptd_libipt *ipt,
                                     const struct flow_input *input, int block,
                                     int sa, uint64_t oa, uint64_t fa, int sb,
-                                    uint64_t fb)
+                                    uint64_t fb, uint64_t ob, int have_pos,
+                                    uint64_t pos)
 {
 	struct flow_item a, b;
 
+	/* From a position inside or just after a PSB (the decoder stopped
+	 * at a packet that a corrupted one before it made overlap the PSB),
+	 * libipt's aligned search skips that PSB and ptdecode's takes it
+	 * (docs/compatibility.md, the pt_pkt_sync_backward row). */
+	if (sa >= 0 && sb >= 0 && oa < ob && have_pos && pos >= ob &&
+	    pos < ob + 24 &&
+	    ptd_psb_at(input->config.begin, input->config.end, ob))
+		return 1;
 	if (sa >= 0 && sb < 0)
 		return flow_ipt_sync_set_status(ipt, input, block, oa) == sb;
 	if (sa >= 0)
@@ -760,6 +769,9 @@ static int flow_backward_pass(const struct ptd_libipt *ipt,
 		return -1;
 	}
 	for (i = pass ? -1 : 0; i < flow_backward_max && fails < 2; ++i) {
+		/* (libipt's position before a backward synchronization.) */
+		uint64_t pos = 0;
+		int have_pos = i >= 0 && opa->get_offset(a, &pos) >= 0;
 		int sa = i < 0 ? opa->sync_forward(a) : opa->sync_backward(a);
 		int sb = i < 0 ? opb->sync_forward(b) : opb->sync_backward(b);
 		uint64_t oa = 0, ob = 0, fa = 0, fb = 0;
@@ -776,7 +788,8 @@ static int flow_backward_pass(const struct ptd_libipt *ipt,
 		if ((sa < 0) != (sb < 0) || (sa < 0 && sa != sb) ||
 		    (sa >= 0 && oa != ob)) {
 			const int doc = flow_backward_documented(
-			        ipt, input, block, sa, oa, fa, sb, fb);
+			        ipt, input, block, sa, oa, fa, sb, fb, ob,
+			        have_pos, pos);
 
 			if (doc)
 				totals->documented += 1;
