@@ -10,6 +10,28 @@ enum known_scan {
 	known_failure_ahead
 };
 
+/* Whether the bytes where @dec stopped at the end of the buffer begin a
+ * later libipt's packet that the end cuts off (libipt 2.0.5 rejects its
+ * opcode, -pte_bad_opc; ptdecode's decoder sees a cut packet, the end):
+ * TRIG (0xd9), CFE (02 13), EVD (02 53), BBP (02 63), BEP (02 33, 02 b3). */
+static int known_later_cut(const struct pt_config *config,
+                           struct pt_packet_decoder *dec)
+{
+	uint64_t off;
+	const uint8_t *p;
+
+	if (pt_pkt_get_offset(dec, &off) < 0 ||
+	    off >= (uint64_t)(config->end - config->begin))
+		return 0;
+	p = config->begin + off;
+	if (p[0] == 0xd9)
+		return 1;
+	if (p[0] != 0x02 || p + 1 >= config->end)
+		return 0;
+	return p[1] == 0x13 || p[1] == 0x53 || p[1] == 0x63 || p[1] == 0x33 ||
+	       p[1] == 0xb3;
+}
+
 /* Walk the packets from @offset for @what: up to 64 of them for a later
  * libipt's packet, or for any packet libipt fails on; the packet there, or
  * the PSB+ of a PSB there, for a rejected timing packet. */
@@ -24,7 +46,11 @@ static int known_scan(const struct pt_config *config, uint64_t offset,
 		return 0;
 	if (pt_pkt_sync_set(dec, offset) == 0) {
 		for (int i = 0; i < 64 && !found; ++i) {
-			if (pt_pkt_next(dec, &pkt, sizeof(pkt)) < 0)
+			int err = pt_pkt_next(dec, &pkt, sizeof(pkt));
+
+			if (err == -pte_eos && what != known_rejected_timing)
+				found = known_later_cut(config, dec);
+			if (err < 0)
 				break;
 			if (what != known_rejected_timing) {
 				found = pkt.type == ppt_trig ||
