@@ -1657,8 +1657,8 @@ static void count_diff(struct diff_kind *kinds, unsigned *n, unsigned cap,
  *   on, or fails no earlier;
  * - libipt fails with -pte_bad_context or -pte_bad_packet at a timing
  *   packet that its time update rejects (or at the PSB of a PSB+ holding
- *   one), where ptdecode takes what it can and goes on, or fails no
- *   earlier;
+ *   one, or after an OVF whose SKD010 look-ahead meets one), where
+ *   ptdecode takes what it can and goes on, or fails no earlier;
  * - a PWRE event whose HW bit differs: ptdecode reads it where the Intel
  *   SDM puts it (bit 7 of the packet's byte 2), libipt 2.0.5 from bit 3;
  * - a backward synchronization from a position @prev inside a PSB (one that

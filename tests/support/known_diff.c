@@ -92,9 +92,51 @@ int ptd_known_later_packet(const struct pt_config *config, uint64_t offset)
 	return known_scan(config, offset, known_later_packet);
 }
 
+/* Whether, with erratum SKD010, the packets after an OVF that ends at
+ * @offset hold a timing packet libipt rejects before the packet that ends
+ * libipt's look-ahead for a FUP the overflow may have dropped (it reads
+ * across PIP, VMCS, MODE, PAD, MNT, PWRE, PWRX and timing packets and
+ * applies the timing ones; a rejected one fails the OVF, at @offset). */
+static int known_skd010_timing(const struct pt_config *config, uint64_t offset)
+{
+	struct pt_packet_decoder *dec;
+	struct pt_packet pkt;
+	int found = 0, tsc = 0;
+
+	if (!config->errata.skd010 || offset < 2 ||
+	    offset > (uint64_t)(config->end - config->begin) ||
+	    config->begin[offset - 2] != 0x02 ||
+	    config->begin[offset - 1] != 0xf3)
+		return 0;
+	dec = pt_pkt_alloc_decoder(config);
+	if (!dec)
+		return 0;
+	if (pt_pkt_sync_set(dec, offset) == 0) {
+		for (int i = 0; i < 64 && !found; ++i) {
+			if (pt_pkt_next(dec, &pkt, sizeof(pkt)) < 0)
+				break;
+			if (pkt.type == ppt_tma)
+				found = !tsc;
+			else if (pkt.type == ppt_cbr)
+				found = !pkt.payload.cbr.ratio;
+			else if (pkt.type == ppt_tsc)
+				tsc = 1;
+			else if (pkt.type != ppt_pip && pkt.type != ppt_vmcs &&
+			         pkt.type != ppt_mode && pkt.type != ppt_pad &&
+			         pkt.type != ppt_mnt && pkt.type != ppt_pwre &&
+			         pkt.type != ppt_pwrx && pkt.type != ppt_mtc &&
+			         pkt.type != ppt_cyc)
+				break;
+		}
+	}
+	pt_pkt_free_decoder(dec);
+	return found;
+}
+
 int ptd_known_rejected_timing(const struct pt_config *config, uint64_t offset)
 {
-	return known_scan(config, offset, known_rejected_timing);
+	return known_scan(config, offset, known_rejected_timing) ||
+	       known_skd010_timing(config, offset);
 }
 
 int ptd_known_failure_ahead(const struct pt_config *config, uint64_t offset)

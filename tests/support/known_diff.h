@@ -23,7 +23,9 @@ int ptd_known_later_packet(const struct pt_config *config, uint64_t offset);
  * libipt 2.0.5's time update rejects, failing the query that reads it while
  * ptdecode's query decoder takes what it can from it: a TMA without a TSC
  * before it (in its PSB+), or a CBR with a ratio of 0; or a PSB whose PSB+
- * holds one (libipt fails at the PSB then). */
+ * holds one (libipt fails at the PSB then); or, with erratum SKD010, the
+ * packet after an OVF whose packets up to the end of libipt's look-ahead
+ * for a dropped FUP hold one (libipt fails the OVF then, at @offset). */
 int ptd_known_rejected_timing(const struct pt_config *config, uint64_t offset);
 
 /* Whether within 64 packets from @offset of @config's trace there is a
