@@ -4,6 +4,8 @@
  * (Intel SDM Vol. 3C 36.2.8, 36.3.5.2, Table 36-13).  See ptd_rtit.h. */
 #include "ptdecode/ptdecode.h"
 
+#include "common/le.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -516,16 +518,6 @@ int ptd_rtit_config(struct pt_config *config, struct ptd_rtit_trace *trace,
 	return 0;
 }
 
-static uint64_t rtit_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; --i)
-		v = (v << 8) | p[i];
-	return v;
-}
-
 int ptd_rtit_from_xsave(struct ptd_rtit_msrs *msrs, struct ptd_rtit_diag *diag,
                         const void *area, size_t size)
 {
@@ -543,15 +535,15 @@ int ptd_rtit_from_xsave(struct ptd_rtit_msrs *msrs, struct ptd_rtit_diag *diag,
 		                 size, PTD_RTIT_XSAVE_SIZE);
 
 	memset(msrs, 0, sizeof(*msrs));
-	msrs->ctl = rtit_le64(p + 0x00);
-	msrs->output_base = rtit_le64(p + 0x08);
-	msrs->output_mask_ptrs = rtit_le64(p + 0x10);
-	msrs->status = rtit_le64(p + 0x18);
-	msrs->cr3_match = rtit_le64(p + 0x20);
-	msrs->addr_a[0] = rtit_le64(p + 0x28);
-	msrs->addr_b[0] = rtit_le64(p + 0x30);
-	msrs->addr_a[1] = rtit_le64(p + 0x38);
-	msrs->addr_b[1] = rtit_le64(p + 0x40);
+	msrs->ctl = ptd_le64(p + 0x00);
+	msrs->output_base = ptd_le64(p + 0x08);
+	msrs->output_mask_ptrs = ptd_le64(p + 0x10);
+	msrs->status = ptd_le64(p + 0x18);
+	msrs->cr3_match = ptd_le64(p + 0x20);
+	msrs->addr_a[0] = ptd_le64(p + 0x28);
+	msrs->addr_b[0] = ptd_le64(p + 0x30);
+	msrs->addr_a[1] = ptd_le64(p + 0x38);
+	msrs->addr_b[1] = ptd_le64(p + 0x40);
 	return 0;
 }
 

@@ -2,6 +2,7 @@
 /* ptd_image_add_page_dump(): page dumps in the libxdc/kAFL format. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "common/le.h"
 #include "image/asid.h"
 #include "image/file.h"
 #include "image/image_int.h"
@@ -52,16 +53,6 @@ static int ptd_read_file(const char *path, uint8_t **pbuf, size_t *size)
 	*pbuf = buf;
 	*size = len;
 	return 0;
-}
-
-static uint64_t ptd_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; --i)
-		v = (v << 8) | p[i];
-	return v;
 }
 
 int ptd_image_add_page_dump(struct pt_image *image, const char *addr_path,

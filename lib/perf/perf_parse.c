@@ -12,6 +12,8 @@
 
 #include "perf_int.h"
 
+#include "common/le.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -82,17 +84,6 @@ struct perf_parse {
 	int pipe, incomplete;
 };
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
 PTD_PRINTF_PERF(4, 5)
 static int perf_fail(struct ptd_perf_diag *diag, int err, uint64_t offset,
                      const char *fmt, ...)
@@ -133,7 +124,7 @@ static int perf_add_ids(struct perf_parse *p, const uint8_t *ids, uint64_t n)
 			p->id_attr = a;
 			p->cap_ids = cap;
 		}
-		p->ids[p->num_ids] = rd64(ids + 8 * i);
+		p->ids[p->num_ids] = ptd_le64(ids + 8 * i);
 		p->id_attr[p->num_ids] = (uint32_t)(p->num_attrs - 1);
 		p->num_ids += 1;
 	}
@@ -155,10 +146,10 @@ static int perf_add_attr(struct perf_parse *p, const uint8_t *a)
 		p->cap_attrs = cap;
 	}
 	attr = &p->attrs[p->num_attrs++];
-	attr->type = rd32(a);
-	attr->config = rd64(a + 8);
-	attr->sample_type = rd64(a + 24);
-	attr->flags = rd64(a + 40);
+	attr->type = ptd_le32(a);
+	attr->config = ptd_le64(a + 8);
+	attr->sample_type = ptd_le64(a + 24);
+	attr->flags = ptd_le64(a + 40);
 	return 0;
 }
 
@@ -174,7 +165,7 @@ static int perf_cpuid(struct perf_parse *p, uint64_t where, uint64_t off,
 		                 "the CPUID feature (%llu bytes) does not fit "
 		                 "in the file",
 		                 (unsigned long long)size);
-	len = rd32(p->buf + off);
+	len = ptd_le32(p->buf + off);
 	if (len > size - 4)
 		return perf_fail(p->diag, -pte_bad_file, where,
 		                 "the CPUID feature's string of %llu bytes is "
@@ -200,11 +191,11 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 		                 "header (%d)",
 		                 (unsigned long long)p->size,
 		                 ptd_perf_header_size);
-	attr_size = rd64(b + 16);
-	attrs_off = rd64(b + 24);
-	attrs_size = rd64(b + 32);
-	data_off = rd64(b + 40);
-	data_size = rd64(b + 48);
+	attr_size = ptd_le64(b + 16);
+	attrs_off = ptd_le64(b + 24);
+	attrs_size = ptd_le64(b + 32);
+	data_off = ptd_le64(b + 40);
+	data_size = ptd_le64(b + 48);
 
 	if (attr_size < ptd_perf_attr_min + 16)
 		return perf_fail(p->diag, -pte_bad_file, 16,
@@ -221,8 +212,8 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 		                 (unsigned long long)attrs_size);
 	for (i = 0; i < attrs_size / attr_size; ++i) {
 		const uint8_t *entry = b + attrs_off + i * attr_size;
-		uint64_t ids_off = rd64(entry + attr_size - 16);
-		uint64_t ids_size = rd64(entry + attr_size - 8);
+		uint64_t ids_off = ptd_le64(entry + attr_size - 16);
+		uint64_t ids_size = ptd_le64(entry + attr_size - 8);
 
 		err = perf_add_attr(p, entry);
 		/* Its sample ids (for the sideband's times); ids that lie
@@ -256,7 +247,7 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 	for (i = 0; i < 256; ++i) {
 		uint64_t entry, off, size;
 
-		if (!(rd64(b + 72 + 8 * (i / 64)) >> (i % 64) & 1))
+		if (!(ptd_le64(b + 72 + 8 * (i / 64)) >> (i % 64) & 1))
 			continue;
 		entry = table + 16 * nfeat++;
 		if (!perf_within(p, entry, 16))
@@ -264,8 +255,8 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 			                 "the table of header features ends "
 			                 "beyond the file (feature %llu)",
 			                 (unsigned long long)i);
-		off = rd64(b + entry);
-		size = rd64(b + entry + 8);
+		off = ptd_le64(b + entry);
+		size = ptd_le64(b + entry + 8);
 		if (!perf_within(p, off, size))
 			return perf_fail(p->diag, -pte_bad_file, entry,
 			                 "header feature %llu (offset %llu, "
@@ -321,12 +312,12 @@ static int perf_add_buffer(struct perf_parse *p, uint64_t rec, uint64_t size)
 	}
 	buf = &p->buffers[p->num_buffers++];
 	memset(buf, 0, sizeof(*buf));
-	buf->size = rd64(r + 8);
-	buf->aux_offset = rd64(r + 16);
-	buf->reference = rd64(r + 24);
-	buf->idx = rd32(r + 32);
-	buf->tid = (int32_t)rd32(r + 36);
-	buf->cpu = (int32_t)rd32(r + 40);
+	buf->size = ptd_le64(r + 8);
+	buf->aux_offset = ptd_le64(r + 16);
+	buf->reference = ptd_le64(r + 24);
+	buf->idx = ptd_le32(r + 32);
+	buf->tid = (int32_t)ptd_le32(r + 36);
+	buf->cpu = (int32_t)ptd_le32(r + 40);
 	buf->file_offset = rec + size;
 	/* (data is set when the trace is copied.) */
 	return 0;
@@ -350,7 +341,7 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 			                 "least %d)",
 			                 (unsigned long long)size,
 			                 ptd_perf_auxtrace_size);
-		trace = rd64(r + 8);
+		trace = ptd_le64(r + 8);
 		if (trace > end - *next)
 			return perf_fail(
 			        p->diag, -pte_bad_file, at,
@@ -373,7 +364,7 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 			        "an AUXTRACE_INFO record of %llu bytes "
 			        "(at least %d)",
 			        (unsigned long long)size, ptd_perf_info_priv);
-		kind = rd32(r + 8);
+		kind = ptd_le32(r + 8);
 		if (kind != ptd_perf_auxtrace_intel_pt)
 			return perf_fail(
 			        p->diag, -pte_not_supported, at,
@@ -400,8 +391,8 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 	case ptd_perf_rec_header_attr:
 		/* The attribute (its own size at offset 4), then ids. */
 		if (size < 8 + ptd_perf_attr_min ||
-		    rd32(r + 8 + 4) < ptd_perf_attr_min ||
-		    rd32(r + 8 + 4) > size - 8)
+		    ptd_le32(r + 8 + 4) < ptd_perf_attr_min ||
+		    ptd_le32(r + 8 + 4) > size - 8)
 			return perf_fail(p->diag, -pte_bad_file, at,
 			                 "a HEADER_ATTR record of %llu bytes "
 			                 "does not hold its attribute",
@@ -410,8 +401,8 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 		err = perf_add_attr(p, r + 8);
 		if (err < 0)
 			return err;
-		return perf_add_ids(p, r + 8 + rd32(r + 8 + 4),
-		                    (size - 8 - rd32(r + 8 + 4)) / 8);
+		return perf_add_ids(p, r + 8 + ptd_le32(r + 8 + 4),
+		                    (size - 8 - ptd_le32(r + 8 + 4)) / 8);
 
 	case ptd_perf_rec_header_feature:
 		if (size < 16)
@@ -419,7 +410,7 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 			        p->diag, -pte_bad_file, at,
 			        "a HEADER_FEATURE record of %llu bytes",
 			        (unsigned long long)size);
-		if (rd64(r + 8) == ptd_perf_feat_cpuid)
+		if (ptd_le64(r + 8) == ptd_perf_feat_cpuid)
 			return perf_cpuid(p, at, at + 16, size - 16);
 		return 0;
 
@@ -433,7 +424,7 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 			                 "a HEADER_TRACING_DATA record of %llu "
 			                 "bytes (at least 16)",
 			                 (unsigned long long)size);
-		more = rd32(r + 8);
+		more = ptd_le32(r + 8);
 		if (more > end - *next)
 			return perf_fail(p->diag, -pte_bad_file, at,
 			                 "HEADER_TRACING_DATA's %llu bytes run "
@@ -451,7 +442,7 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 	case ptd_perf_rec_aux:
 		/* {aux_offset, aux_size, flags}: a full AUX area lost
 		 * trace. */
-		if (size >= 32 && (rd64(r + 24) & ptd_perf_aux_truncated))
+		if (size >= 32 && (ptd_le64(r + 24) & ptd_perf_aux_truncated))
 			p->num_truncated += 1;
 		return 0;
 
@@ -477,7 +468,7 @@ static int perf_records(struct perf_parse *p, uint64_t at, uint64_t end)
 			                 "a record header cut off after %llu "
 			                 "bytes",
 			                 (unsigned long long)(end - at));
-		type = rd32(p->buf + at);
+		type = ptd_le32(p->buf + at);
 		size = (uint64_t)p->buf[at + 6] | (uint64_t)p->buf[at + 7] << 8;
 		if (size < 8)
 			return perf_fail(p->diag, -pte_bad_file, at,
@@ -509,29 +500,30 @@ static int perf_take_info(struct ptd_perf *perf, const struct perf_parse *p)
 	uint64_t n = (p->info_size - ptd_perf_info_priv) / 8, shift;
 	size_t i;
 
-	info->pmu_type = (uint32_t)rd64(priv);
-	shift = rd64(priv + 8);
+	info->pmu_type = (uint32_t)ptd_le64(priv);
+	shift = ptd_le64(priv + 8);
 	info->tc.time_shift = (uint16_t)(shift > 63 ? 0 : shift);
-	info->tc.time_mult = (uint32_t)rd64(priv + 16);
-	info->tc.time_zero = rd64(priv + 24);
-	info->have_tc = rd64(priv + 32) && shift <= 63 && info->tc.time_mult;
-	info->tsc_bit = rd64(priv + 40);
-	info->noretcomp_bit = rd64(priv + 48);
-	info->have_sched_switch = (uint32_t)rd64(priv + 56);
-	info->snapshot_mode = rd64(priv + 64) ? 1 : 0;
-	info->per_cpu_mmaps = rd64(priv + 72) ? 1 : 0;
+	info->tc.time_mult = (uint32_t)ptd_le64(priv + 16);
+	info->tc.time_zero = ptd_le64(priv + 24);
+	info->have_tc =
+	        ptd_le64(priv + 32) && shift <= 63 && info->tc.time_mult;
+	info->tsc_bit = ptd_le64(priv + 40);
+	info->noretcomp_bit = ptd_le64(priv + 48);
+	info->have_sched_switch = (uint32_t)ptd_le64(priv + 56);
+	info->snapshot_mode = ptd_le64(priv + 64) ? 1 : 0;
+	info->per_cpu_mmaps = ptd_le64(priv + 72) ? 1 : 0;
 	if (n >= 15) {
-		info->mtc_bit = rd64(priv + 80);
-		info->mtc_freq_bits = rd64(priv + 88);
-		info->tsc_ctc_n = (uint32_t)rd64(priv + 96);
-		info->tsc_ctc_d = (uint32_t)rd64(priv + 104);
-		info->cyc_bit = rd64(priv + 112);
+		info->mtc_bit = ptd_le64(priv + 80);
+		info->mtc_freq_bits = ptd_le64(priv + 88);
+		info->tsc_ctc_n = (uint32_t)ptd_le64(priv + 96);
+		info->tsc_ctc_d = (uint32_t)ptd_le64(priv + 104);
+		info->cyc_bit = ptd_le64(priv + 112);
 	}
 	if (n >= 16)
-		info->max_nonturbo_ratio = (uint32_t)rd64(priv + 120);
+		info->max_nonturbo_ratio = (uint32_t)ptd_le64(priv + 120);
 	perf->filter = NULL;
 	if (n >= 17) {
-		uint64_t len = rd64(priv + 128);
+		uint64_t len = ptd_le64(priv + 128);
 
 		/* The string, NUL-terminated, in roundup(len + 1, 8) bytes. */
 		if (len && len >= 8 * (n - 17))
@@ -698,7 +690,7 @@ int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
 		return perf_fail(diag, -pte_bad_file, 0,
 		                 "%zu bytes are too few for a perf.data file",
 		                 size);
-	magic = rd64(p.buf);
+	magic = ptd_le64(p.buf);
 	if (magic == PTD_PERF_MAGIC2_SWAPPED)
 		return perf_fail(diag, -pte_not_supported, 0,
 		                 "a big-endian perf.data file");
@@ -711,7 +703,7 @@ int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
 		                 "not a perf.data file (no \"PERFILE2\" at the "
 		                 "start)");
 
-	hsize = rd64(p.buf + 8);
+	hsize = ptd_le64(p.buf + 8);
 	if (hsize == ptd_perf_pipe_header_size) {
 		p.pipe = 1;
 		begin = ptd_perf_pipe_header_size;

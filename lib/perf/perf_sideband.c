@@ -12,6 +12,8 @@
  * IDENTIFIER fields (8 bytes each, in that order). */
 #include "perf_int.h"
 
+#include "common/le.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,17 +31,6 @@ enum {
 	ptd_misc_comm_exec = 1 << 13,
 	ptd_misc_mmap_build_id = 1 << 14
 };
-
-static uint32_t sb_rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t sb_rd64(const uint8_t *p)
-{
-	return (uint64_t)sb_rd32(p) | (uint64_t)sb_rd32(p + 4) << 32;
-}
 
 /* Where the trailer's time is: its offset from the record's end (0 if
  * there is none) and the trailer's size. */
@@ -98,7 +89,7 @@ static struct sb_trailer sb_record_trailer(const struct ptd_perf_layout *l,
 		return sb_trailer(first);
 	if (!identified || size < 16)
 		return none;
-	id = sb_rd64(r + size - 8);
+	id = ptd_le64(r + size - 8);
 	for (size_t i = 0; i < l->num_ids; ++i)
 		if (l->ids[i] == id && l->id_attr[i] < l->num_attrs)
 			return sb_trailer(l->types[l->id_attr[i]]);
@@ -198,8 +189,9 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 		char *str = perf->strings + used;
 		uint8_t have_time = tr.time_from_end ? 1 : 0;
 		uint64_t time =
-		        have_time ? sb_rd64(r + side[i].size - tr.time_from_end)
-		                  : 0;
+		        have_time
+		                ? ptd_le64(r + side[i].size - tr.time_from_end)
+		                : 0;
 
 		memcpy(str, r + fixed, len);
 		str[len] = '\0';
@@ -209,8 +201,8 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 			struct ptd_perf_comm *c =
 			        &perf->comms[perf->num_comms++];
 
-			c->pid = (int32_t)sb_rd32(r + 8);
-			c->tid = (int32_t)sb_rd32(r + 12);
+			c->pid = (int32_t)ptd_le32(r + 8);
+			c->tid = (int32_t)ptd_le32(r + 12);
 			c->comm = str;
 			c->exec = (misc & ptd_misc_comm_exec) ? 1 : 0;
 			c->have_time = have_time;
@@ -222,11 +214,11 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 			struct ptd_perf_mmap *m =
 			        &perf->mmaps[perf->num_mmaps++];
 
-			m->pid = (int32_t)sb_rd32(r + 8);
-			m->tid = (int32_t)sb_rd32(r + 12);
-			m->start = sb_rd64(r + 16);
-			m->len = sb_rd64(r + 24);
-			m->pgoff = sb_rd64(r + 32);
+			m->pid = (int32_t)ptd_le32(r + 8);
+			m->tid = (int32_t)ptd_le32(r + 12);
+			m->start = ptd_le64(r + 16);
+			m->len = ptd_le64(r + 24);
+			m->pgoff = ptd_le64(r + 32);
 			m->filename = str;
 			m->cpumode = (uint8_t)(misc & ptd_misc_cpumode);
 			m->have_time = have_time;
@@ -234,8 +226,8 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 			m->file_offset = side[i].at;
 			if (side[i].type == ptd_perf_rec_mmap2) {
 				m->mmap2 = 1;
-				m->prot = sb_rd32(r + 64);
-				m->flags = sb_rd32(r + 68);
+				m->prot = ptd_le32(r + 64);
+				m->flags = ptd_le32(r + 68);
 				if (misc & ptd_misc_mmap_build_id) {
 					uint8_t bsize = r[40];
 

@@ -7,7 +7,8 @@
 enum known_scan {
 	known_later_packet,
 	known_rejected_timing,
-	known_failure_ahead
+	known_failure_ahead,
+	known_skd010_timing
 };
 
 /* Whether the bytes where @dec stopped at the end of the buffer begin a
@@ -32,27 +33,75 @@ static int known_later_cut(const struct pt_config *config,
 	       p[1] == 0xb3;
 }
 
+/* Whether @pkt is a timing packet libipt 2.0.5's time update rejects: a TMA
+ * with no TSC since *@tsc was cleared, or a CBR of 0.  Notes a TSC in
+ * *@tsc. */
+static int known_bad_timing(const struct pt_packet *pkt, int *tsc)
+{
+	if (pkt->type == ppt_tsc)
+		*tsc = 1;
+	return (pkt->type == ppt_tma && !*tsc) ||
+	       (pkt->type == ppt_cbr && !pkt->payload.cbr.ratio);
+}
+
+/* The packets libipt's SKD010 look-ahead after an OVF reads across on its
+ * way to a packet that tells whether tracing is on (it applies the timing
+ * ones). */
+static int known_skd010_skips(enum pt_packet_type type)
+{
+	switch (type) {
+	case ppt_pip:
+	case ppt_vmcs:
+	case ppt_mode:
+	case ppt_pad:
+	case ppt_mnt:
+	case ppt_pwre:
+	case ppt_pwrx:
+	case ppt_tsc:
+	case ppt_tma:
+	case ppt_cbr:
+	case ppt_mtc:
+	case ppt_cyc:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Walk the packets from @offset for @what: up to 64 of them for a later
  * libipt's packet, or for any packet libipt fails on; the packet there, or
- * the PSB+ of a PSB there, for a rejected timing packet. */
+ * the PSB+ of a PSB there, for a rejected timing packet; with erratum
+ * SKD010 and an OVF that ends at @offset, those that libipt's look-ahead
+ * for a FUP the overflow may have dropped reads, for a rejected timing
+ * packet (which fails the OVF, at @offset). */
 static int known_scan(const struct pt_config *config, uint64_t offset,
                       enum known_scan what)
 {
-	struct pt_packet_decoder *dec = pt_pkt_alloc_decoder(config);
+	struct pt_packet_decoder *dec;
 	struct pt_packet pkt;
 	int found = 0, in_psb = 0, tsc = 0;
 
+	if (what == known_skd010_timing &&
+	    (!config->errata.skd010 || offset < 2 ||
+	     offset > (uint64_t)(config->end - config->begin) ||
+	     config->begin[offset - 2] != 0x02 ||
+	     config->begin[offset - 1] != 0xf3))
+		return 0;
+	dec = pt_pkt_alloc_decoder(config);
 	if (!dec)
 		return 0;
 	if (pt_pkt_sync_set(dec, offset) == 0) {
 		for (int i = 0; i < 64 && !found; ++i) {
 			int err = pt_pkt_next(dec, &pkt, sizeof(pkt));
 
-			if (err == -pte_eos && what != known_rejected_timing)
+			if (err == -pte_eos && (what == known_later_packet ||
+			                        what == known_failure_ahead))
 				found = known_later_cut(config, dec);
 			if (err < 0)
 				break;
-			if (what != known_rejected_timing) {
+			switch (what) {
+			case known_later_packet:
+			case known_failure_ahead:
 				found = pkt.type == ppt_trig ||
 				        pkt.type == ppt_cfe ||
 				        pkt.type == ppt_evd ||
@@ -63,24 +112,22 @@ static int known_scan(const struct pt_config *config, uint64_t offset,
 					continue;
 				if (pkt.type == ppt_psb)
 					tsc = 0;
-				else if (pkt.type == ppt_tsc)
-					tsc = 1;
-				else if (pkt.type == ppt_tma)
-					found = !tsc;
-				else if (pkt.type == ppt_cbr)
-					found = !pkt.payload.cbr.ratio;
+				else
+					found = known_bad_timing(&pkt, &tsc);
+				continue;
+			case known_rejected_timing:
+				found = known_bad_timing(&pkt, &tsc);
+				if (i == 0 && pkt.type == ppt_psb)
+					in_psb = 1;
+				if (!in_psb || pkt.type == ppt_psbend)
+					i = 64;
+				continue;
+			case known_skd010_timing:
+				found = known_bad_timing(&pkt, &tsc);
+				if (!known_skd010_skips(pkt.type))
+					i = 64;
 				continue;
 			}
-			if (pkt.type == ppt_tma)
-				found = !tsc;
-			else if (pkt.type == ppt_cbr)
-				found = !pkt.payload.cbr.ratio;
-			else if (pkt.type == ppt_tsc)
-				tsc = 1;
-			else if (i == 0 && pkt.type == ppt_psb)
-				in_psb = 1;
-			if (!in_psb || pkt.type == ppt_psbend)
-				break;
 		}
 	}
 	pt_pkt_free_decoder(dec);
@@ -92,51 +139,10 @@ int ptd_known_later_packet(const struct pt_config *config, uint64_t offset)
 	return known_scan(config, offset, known_later_packet);
 }
 
-/* Whether, with erratum SKD010, the packets after an OVF that ends at
- * @offset hold a timing packet libipt rejects before the packet that ends
- * libipt's look-ahead for a FUP the overflow may have dropped (it reads
- * across PIP, VMCS, MODE, PAD, MNT, PWRE, PWRX and timing packets and
- * applies the timing ones; a rejected one fails the OVF, at @offset). */
-static int known_skd010_timing(const struct pt_config *config, uint64_t offset)
-{
-	struct pt_packet_decoder *dec;
-	struct pt_packet pkt;
-	int found = 0, tsc = 0;
-
-	if (!config->errata.skd010 || offset < 2 ||
-	    offset > (uint64_t)(config->end - config->begin) ||
-	    config->begin[offset - 2] != 0x02 ||
-	    config->begin[offset - 1] != 0xf3)
-		return 0;
-	dec = pt_pkt_alloc_decoder(config);
-	if (!dec)
-		return 0;
-	if (pt_pkt_sync_set(dec, offset) == 0) {
-		for (int i = 0; i < 64 && !found; ++i) {
-			if (pt_pkt_next(dec, &pkt, sizeof(pkt)) < 0)
-				break;
-			if (pkt.type == ppt_tma)
-				found = !tsc;
-			else if (pkt.type == ppt_cbr)
-				found = !pkt.payload.cbr.ratio;
-			else if (pkt.type == ppt_tsc)
-				tsc = 1;
-			else if (pkt.type != ppt_pip && pkt.type != ppt_vmcs &&
-			         pkt.type != ppt_mode && pkt.type != ppt_pad &&
-			         pkt.type != ppt_mnt && pkt.type != ppt_pwre &&
-			         pkt.type != ppt_pwrx && pkt.type != ppt_mtc &&
-			         pkt.type != ppt_cyc)
-				break;
-		}
-	}
-	pt_pkt_free_decoder(dec);
-	return found;
-}
-
 int ptd_known_rejected_timing(const struct pt_config *config, uint64_t offset)
 {
 	return known_scan(config, offset, known_rejected_timing) ||
-	       known_skd010_timing(config, offset);
+	       known_scan(config, offset, known_skd010_timing);
 }
 
 int ptd_known_failure_ahead(const struct pt_config *config, uint64_t offset)

@@ -2,6 +2,8 @@
 /* ptdump: command-line options. */
 #include "options.h"
 
+#include "diag.h"
+
 #include "perf_input.h"
 
 #include "ptdecode/ptdecode.h"
@@ -351,4 +353,22 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 		return ptdump_parse_error;
 	}
 	return ptdump_parse_run;
+}
+
+void ptdump_args_config(struct pt_config *config,
+                        const struct ptdump_args *args)
+{
+	pt_config_init(config);
+	config->cpu = args->cpu;
+	config->mtc_freq = args->mtc_freq;
+	config->nom_freq = args->nom_freq;
+	config->cpuid_0x15_eax = args->cpuid_0x15_eax;
+	config->cpuid_0x15_ebx = args->cpuid_0x15_ebx;
+	if (config->cpu.vendor != pcv_unknown) {
+		int err = pt_cpu_errata(&config->errata, &config->cpu);
+
+		if (err < 0)
+			ptdump_diag(stdout, 0, "failed to determine errata",
+			            err);
+	}
 }

@@ -100,6 +100,12 @@ enum ptdump_parse_status {
  * Returns 0, or -1 if @text does not start with a valid number. */
 int ptdump_parse_u64(const char *text, const char **rest, uint64_t *value);
 
+/* Initialize @config with the processor, its errata and the timing values
+ * of @args.  An unknown processor is reported in the listing on stdout, as
+ * libipt's ptdump does, and the trace is decoded without errata. */
+void ptdump_args_config(struct pt_config *config,
+                        const struct ptdump_args *args);
+
 /* Parse @argc/@argv into @args.  @prog names ptdump in messages.  Help and
  * version go to @out, error messages to @err. */
 enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,

@@ -2,33 +2,12 @@
 /* ptdump: dumping the trace in a perf.data file. */
 #include "perf.h"
 
-#include "diag.h"
 #include "dump.h"
 #include "perf_input.h"
 #include "ptdecode/ptdecode.h"
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
-
-/* The configuration the command line gives (errata included). */
-static void ptdump_perf_cmdline(struct pt_config *config,
-                                const struct ptdump_args *args)
-{
-	pt_config_init(config);
-	config->cpu = args->cpu;
-	if (config->cpu.vendor != pcv_unknown) {
-		int err = pt_cpu_errata(&config->errata, &config->cpu);
-
-		if (err < 0)
-			ptdump_diag(stdout, 0, "failed to determine errata",
-			            err);
-	}
-	config->mtc_freq = args->mtc_freq;
-	config->nom_freq = args->nom_freq;
-	config->cpuid_0x15_eax = args->cpuid_0x15_eax;
-	config->cpuid_0x15_ebx = args->cpuid_0x15_ebx;
-}
 
 int ptdump_perf(const struct ptdump_args *args, const char *filename,
                 const char *prog, uint32_t *time_diag)
@@ -47,7 +26,7 @@ int ptdump_perf(const struct ptdump_args *args, const char *filename,
 	}
 
 	ptd_tool_perf_warnings(perf, filename, prog);
-	ptdump_perf_cmdline(&base, args);
+	ptdump_args_config(&base, args);
 	ptd_tool_perf_config(&base, args->given, perf, filename, prog);
 
 	for (size_t i = 0; i < ptd_perf_num_streams(perf); ++i) {

@@ -89,21 +89,7 @@ int main(int argc, char *argv[])
 		return status;
 	}
 
-	pt_config_init(&config);
-	config.cpu = args.cpu;
-	config.mtc_freq = args.mtc_freq;
-	config.nom_freq = args.nom_freq;
-	config.cpuid_0x15_eax = args.cpuid_0x15_eax;
-	config.cpuid_0x15_ebx = args.cpuid_0x15_ebx;
-
-	/* An unknown processor is reported in the listing, as libipt's
-	 * ptdump does, and the trace is decoded without errata. */
-	if (config.cpu.vendor != pcv_unknown) {
-		err = pt_cpu_errata(&config.errata, &config.cpu);
-		if (err < 0)
-			ptdump_diag(stdout, 0, "failed to determine errata",
-			            err);
-	}
+	ptdump_args_config(&config, &args);
 
 	if (ptdump_trace_load(&trace, prog, stderr) < 0) {
 		ptdump_trace_fini(&trace);
