@@ -19,6 +19,22 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Whether a switch of @perf on @cpu at @time names no task (a switch in of
+ * pid -1, or a switch out without the next task). */
+static int fuzz_names_none(const struct ptd_perf *perf, int32_t cpu,
+                           uint64_t time)
+{
+	for (size_t j = 0; j < ptd_perf_num_switches(perf); ++j) {
+		struct ptd_perf_switch o;
+
+		if (ptd_perf_get_switch(perf, j, &o) == 0 && o.have_time &&
+		    o.cpu == cpu && o.time == time &&
+		    (o.out ? o.next_prev_pid : o.pid) < 0)
+			return 1;
+	}
+	return 0;
+}
+
 static void check_result(const struct ptd_perf *perf, const uint8_t *data,
                          size_t size)
 {
@@ -122,6 +138,36 @@ static void check_result(const struct ptd_perf *perf, const uint8_t *data,
 		                   strlen(c.comm) < size,
 		           "comm %zu at %llu", i,
 		           (unsigned long long)c.file_offset);
+	}
+
+	/* Context switches and tasks: inside the input; the task on a
+	 * switch's CPU at its time is known or not, never an error. */
+	for (size_t i = 0; i < ptd_perf_num_switches(perf); ++i) {
+		struct ptd_perf_switch sw;
+		int32_t pid, tid;
+		int known;
+
+		FUZZ_CHECK(ptd_perf_get_switch(perf, i, &sw) == 0, "switch %zu",
+		           i);
+		FUZZ_CHECK(sw.file_offset < size && sw.out <= 1 &&
+		                   sw.start <= 1 && (!sw.start || !sw.out),
+		           "switch %zu at %llu", i,
+		           (unsigned long long)sw.file_offset);
+		known = ptd_perf_task_at(perf, sw.cpu, sw.time, &pid, &tid);
+		FUZZ_CHECK(known == 0 || known == 1, "task_at: %d", known);
+		/* A placed switch leaves a task unknown only where a record
+		 * at its CPU and time names none. */
+		if (sw.have_time && sw.cpu >= 0 && !known)
+			FUZZ_CHECK(fuzz_names_none(perf, sw.cpu, sw.time),
+			           "switch %zu places no task", i);
+	}
+	for (size_t i = 0; i < ptd_perf_num_tasks(perf); ++i) {
+		struct ptd_perf_task t;
+
+		FUZZ_CHECK(ptd_perf_get_task(perf, i, &t) == 0, "task %zu", i);
+		FUZZ_CHECK(t.file_offset < size && t.exit <= 1,
+		           "task %zu at %llu", i,
+		           (unsigned long long)t.file_offset);
 	}
 
 	pt_config_init(&config);

@@ -538,6 +538,8 @@ static void perf_seeds(const char *dir)
 	        {"seed-file-interrupted", 0, NULL, 0, 17, 0},
 	        {"seed-file-sideband", 0, NULL, 0, 17, 0},
 	        {"seed-pipe-sideband", 1, NULL, 0, 17, 0},
+	        {"seed-file-switches", 0, NULL, 0, 17, 0},
+	        {"seed-pipe-switches", 1, NULL, 0, 17, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); ++i) {
@@ -561,7 +563,9 @@ static void perf_seeds(const char *dir)
 		        !strcmp(seeds[i].name, "seed-file-interrupted");
 		/* (Sideband with trailers; in the file format with two
 		 * trailer layouts.) */
-		spec.sideband = strstr(seeds[i].name, "sideband") != NULL;
+		spec.sideband = strstr(seeds[i].name, "sideband") != NULL ||
+		                strstr(seeds[i].name, "switches") != NULL;
+		spec.switches = strstr(seeds[i].name, "switches") != NULL;
 		spec.mixed_types = !strcmp(seeds[i].name, "seed-file-sideband");
 		w = seeds[i].pipe ? pw_write_pipe(&spec) : pw_write_file(&spec);
 		memset(&o, 0, sizeof(o));

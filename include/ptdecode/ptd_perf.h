@@ -45,8 +45,11 @@
  * compressed) and trace in samples (`--aux-sample`).  Snapshot recordings
  * (`perf record -S`) are read, but their buffers overlap and are not
  * de-duplicated (info.snapshot_mode says so).  Of the sideband, the memory
- * maps (MMAP, MMAP2) and process names (COMM) are read, with their times;
- * context switches, forks and exits are not yet.
+ * maps (MMAP, MMAP2), process names (COMM), context switches (SWITCH,
+ * SWITCH_CPU_WIDE, and ITRACE_START, the task that tracing started with),
+ * forks and exits are read, with their times; ptd_perf_task_at() tells which
+ * task ran on a CPU at a given time.  Other sideband records (samples, LOST,
+ * NAMESPACES, KSYMBOL, TEXT_POKE, ...) are skipped.
  *
  * Bad input is expected: every length and offset is checked against the
  * file, and an error says what is wrong and at which byte offset of the file
@@ -309,6 +312,88 @@ extern pt_export size_t ptd_perf_num_comms(const struct ptd_perf *perf);
  * @i is not below ptd_perf_num_comms(). */
 extern pt_export int ptd_perf_get_comm(const struct ptd_perf *perf, size_t i,
                                        struct ptd_perf_comm *comm);
+
+/** A context switch in @perf's sideband, or the start of tracing.
+ *
+ * perf records PERF_RECORD_SWITCH when it traces threads with context
+ * switch events (`perf record --switch-events`), PERF_RECORD_SWITCH_CPU_WIDE
+ * when it traces whole CPUs (which also names the task on the other side of
+ * the switch), and PERF_RECORD_ITRACE_START for the task running when
+ * tracing started on a CPU.  perf records switches for Intel PT by default
+ * where it can (info.have_sched_switch says which kind). */
+struct ptd_perf_switch {
+	/** The task the record is about: switched in (@out 0) or out (@out
+	 * 1), or that tracing started with (@start 1).  For switches from
+	 * the sample_id trailer's PERF_SAMPLE_TID (-1 if the attributes do
+	 * not record it), for ITRACE_START from the record. */
+	int32_t pid, tid;
+	/** SWITCH_CPU_WIDE only: the task switched to (@out 1) or from (@out
+	 * 0); -1 otherwise. */
+	int32_t next_prev_pid, next_prev_tid;
+	/** The CPU (the trailer's PERF_SAMPLE_CPU), -1 if not recorded. */
+	int32_t cpu;
+	/** A switch out (PERF_RECORD_MISC_SWITCH_OUT), one with the task
+	 * still runnable (PERF_RECORD_MISC_SWITCH_OUT_PREEMPT), a
+	 * SWITCH_CPU_WIDE record, an ITRACE_START record. */
+	uint8_t out, preempt, cpu_wide, start;
+	/** The perf time, as in struct ptd_perf_mmap. */
+	uint8_t have_time;
+	uint64_t time;
+	/** The offset of the record in the file. */
+	uint64_t file_offset;
+};
+
+/** The number of context switches and starts of tracing in @perf's
+ * sideband (0 for NULL). */
+extern pt_export size_t ptd_perf_num_switches(const struct ptd_perf *perf);
+
+/** Store context switch @i (in file order) of @perf in @sw.  Returns 0,
+ * -pte_invalid for a NULL argument, or -pte_eos if @i is not below
+ * ptd_perf_num_switches(). */
+extern pt_export int ptd_perf_get_switch(const struct ptd_perf *perf, size_t i,
+                                         struct ptd_perf_switch *sw);
+
+/** A new task or the end of one: PERF_RECORD_FORK or PERF_RECORD_EXIT. */
+struct ptd_perf_task {
+	/** 1 for an exit, 0 for a fork. */
+	uint8_t exit;
+	/** The task and its parent: process and thread.  A fork with @pid
+	 * equal to @ppid made a thread; otherwise a process, which starts
+	 * with the memory maps of its parent until it execs. */
+	int32_t pid, ppid, tid, ptid;
+	/** The record's own perf time (its time field; a trailer's time, if
+	 * any, is the same). */
+	uint64_t time;
+	/** The offset of the record in the file. */
+	uint64_t file_offset;
+};
+
+/** The number of forks and exits in @perf's sideband (0 for NULL). */
+extern pt_export size_t ptd_perf_num_tasks(const struct ptd_perf *perf);
+
+/** Store fork or exit @i (in file order) of @perf in @task.  Returns 0,
+ * -pte_invalid for a NULL argument, or -pte_eos if @i is not below
+ * ptd_perf_num_tasks(). */
+extern pt_export int ptd_perf_get_task(const struct ptd_perf *perf, size_t i,
+                                       struct ptd_perf_task *task);
+
+/** Which task ran on @cpu at perf time @time, by the context switches of
+ * @perf's sideband.
+ *
+ * The last switch or start of tracing on @cpu at or before @time says: the
+ * task switched in or that tracing started with, or for a switch out of
+ * SWITCH_CPU_WIDE the task switched to.  Records without a time or a CPU
+ * are not used; of records with the same time, the later one in the file
+ * wins.  Convert a trace's TSC to perf time with ptd_perf_tsc_to_ns() and
+ * info.tc.
+ *
+ * Returns 1 and sets *@pid and *@tid; 0 if the sideband does not say (no
+ * such record on @cpu up to @time, or the last is a switch out that names
+ * no next task: a PERF_RECORD_SWITCH of a traced thread); -pte_invalid for
+ * a NULL argument. */
+extern pt_export int ptd_perf_task_at(const struct ptd_perf *perf, int32_t cpu,
+                                      uint64_t time, int32_t *pid,
+                                      int32_t *tid);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,9 @@ void ptd_perf_free(struct ptd_perf *perf)
 	free(perf->mmaps);
 	free(perf->comms);
 	free(perf->strings);
+	free(perf->switches);
+	free(perf->tasks);
+	free(perf->runs);
 	free(perf);
 }
 

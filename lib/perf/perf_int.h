@@ -13,8 +13,13 @@
 enum {
 	ptd_perf_rec_mmap = 1,
 	ptd_perf_rec_comm = 3,
+	ptd_perf_rec_exit = 4,
+	ptd_perf_rec_fork = 7,
 	ptd_perf_rec_mmap2 = 10,
 	ptd_perf_rec_aux = 11,
+	ptd_perf_rec_itrace_start = 12,
+	ptd_perf_rec_switch = 14,
+	ptd_perf_rec_switch_cpu_wide = 15,
 	ptd_perf_rec_header_attr = 64,
 	ptd_perf_rec_header_tracing_data = 66,
 	ptd_perf_rec_auxtrace_info = 70,
@@ -53,9 +58,28 @@ struct ptd_perf {
 	size_t num_comms;
 	char *strings;
 
+	/* The context switches (with the starts of tracing) and the forks
+	 * and exits, in file order (perf_tasks.c). */
+	struct ptd_perf_switch *switches;
+	size_t num_switches;
+	struct ptd_perf_task *tasks;
+	size_t num_tasks;
+	/* Who runs where from when: one entry per switch with a time and a
+	 * CPU, sorted by CPU, time and file order (ptd_perf_task_at()). */
+	struct ptd_perf_run *runs;
+	size_t num_runs;
+
 	/* The strings info.cpuid and info.filter point to. */
 	char cpuid[96];
 	char *filter;
+};
+
+/* From @time on, task @pid/@tid runs on @cpu (-1/-1: a task the sideband
+ * does not name). */
+struct ptd_perf_run {
+	uint64_t time;
+	int32_t cpu, pid, tid;
+	uint32_t order;
 };
 
 /* A sideband record that ptd_perf_take_sideband() decodes: its offset in
@@ -76,6 +100,44 @@ struct ptd_perf_layout {
 	size_t num_ids;
 	int sample_id_all;
 };
+
+/* Where a record's sample_id trailer has its fields: its size and the
+ * offsets of TID (pid, tid), TIME and CPU from the record's end (0 for a
+ * field it does not have). */
+struct ptd_perf_trailer {
+	uint64_t size;
+	uint64_t tid_from_end, time_from_end, cpu_from_end;
+};
+
+/* The trailer of the record @r of @size bytes: the attributes' one if they
+ * agree, else that of the attribute its sample id (the trailer's last word,
+ * PERF_SAMPLE_IDENTIFIER) names; none (size 0) if neither is known. */
+struct ptd_perf_trailer ptd_perf_record_trailer(const struct ptd_perf_layout *l,
+                                                const uint8_t *r,
+                                                uint64_t size);
+
+/* The fixed part of a context switch, ITRACE_START, FORK or EXIT record of
+ * @type (its header included), or 0 for other types. */
+uint64_t ptd_perf_task_fixed(uint32_t type);
+
+/* Count the record of @type (one of ptd_perf_task_fixed()'s) in @perf's
+ * arrays' sizes, @nswitches or @ntasks. */
+void ptd_perf_count_task(uint32_t type, size_t *nswitches, size_t *ntasks);
+
+/* Allocate @perf's arrays of switches and tasks for @nswitches and @ntasks
+ * records.  Returns 0 or -pte_nomem. */
+int ptd_perf_alloc_tasks(struct ptd_perf *perf, size_t nswitches,
+                         size_t ntasks);
+
+/* Decode the record @r of @size bytes and @type (one of
+ * ptd_perf_task_fixed()'s, checked to be long enough for it and its
+ * trailer @tr) at file offset @at into @perf's switches or tasks. */
+void ptd_perf_take_task(struct ptd_perf *perf, const uint8_t *r, uint64_t size,
+                        uint32_t type, const struct ptd_perf_trailer *tr,
+                        uint64_t at);
+
+/* Sort the switches into @perf's runs.  Returns 0 or -pte_nomem. */
+int ptd_perf_build_runs(struct ptd_perf *perf);
 
 /* Decode the sideband records @side[0..@n) of the file @buf into @perf's
  * mmaps and comms, with their times where @layout tells where they are.

@@ -437,6 +437,11 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 	case ptd_perf_rec_mmap:
 	case ptd_perf_rec_mmap2:
 	case ptd_perf_rec_comm:
+	case ptd_perf_rec_exit:
+	case ptd_perf_rec_fork:
+	case ptd_perf_rec_itrace_start:
+	case ptd_perf_rec_switch:
+	case ptd_perf_rec_switch_cpu_wide:
 		return perf_add_side(p, at, size, type);
 
 	case ptd_perf_rec_aux:

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The sideband of a perf.data file: memory maps (PERF_RECORD_MMAP, MMAP2)
- * and process names (PERF_RECORD_COMM), with their times.
+ * and process names (PERF_RECORD_COMM), with their times, and the sample_id
+ * trailers of all sideband records.  Context switches, forks and exits are
+ * perf_tasks.c's.
  *
  * Layouts (include/uapi/linux/perf_event.h), offsets from the record's
  * start: MMAP pid@8 tid@12 start@16 len@24 pgoff@32 filename@40; MMAP2 the
@@ -32,31 +34,33 @@ enum {
 	ptd_misc_mmap_build_id = 1 << 14
 };
 
-/* Where the trailer's time is: its offset from the record's end (0 if
- * there is none) and the trailer's size. */
-struct sb_trailer {
-	uint64_t size, time_from_end;
-};
-
 /* The trailer of an attribute of @sample_type. */
-static struct sb_trailer sb_trailer(uint64_t sample_type)
+static struct ptd_perf_trailer sb_trailer(uint64_t sample_type)
 {
 	static const uint64_t fields[] = {
 	        ptd_sample_tid,       ptd_sample_time, ptd_sample_id,
 	        ptd_sample_stream_id, ptd_sample_cpu,  ptd_sample_identifier};
-	struct sb_trailer t = {0, 0};
-	uint64_t time_at = 0;
+	struct ptd_perf_trailer t = {0, 0, 0, 0};
+	uint64_t tid_at = 0, time_at = 0, cpu_at = 0;
 
+	/* (The offsets are kept + 1, so that 0 says "none".) */
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); ++i) {
 		if (!(sample_type & fields[i]))
 			continue;
-		if (fields[i] == ptd_sample_time)
+		if (fields[i] == ptd_sample_tid)
+			tid_at = t.size + 1;
+		else if (fields[i] == ptd_sample_time)
 			time_at = t.size + 1;
+		else if (fields[i] == ptd_sample_cpu)
+			cpu_at = t.size + 1;
 		t.size += 8;
 	}
-	/* (time_at - 1 is the time's offset in the trailer.) */
+	if (tid_at)
+		t.tid_from_end = t.size - (tid_at - 1);
 	if (time_at)
 		t.time_from_end = t.size - (time_at - 1);
+	if (cpu_at)
+		t.cpu_from_end = t.size - (cpu_at - 1);
 	return t;
 }
 
@@ -66,13 +70,10 @@ static struct sb_trailer sb_trailer(uint64_t sample_type)
 	            ptd_sample_stream_id | ptd_sample_cpu |                    \
 	            ptd_sample_identifier))
 
-/* The trailer of the record @r of @size bytes: the attributes' one if they
- * agree, else that of the attribute its sample id (the trailer's last
- * word, PERF_SAMPLE_IDENTIFIER) names; none if neither is known. */
-static struct sb_trailer sb_record_trailer(const struct ptd_perf_layout *l,
-                                           const uint8_t *r, uint64_t size)
+struct ptd_perf_trailer ptd_perf_record_trailer(const struct ptd_perf_layout *l,
+                                                const uint8_t *r, uint64_t size)
 {
-	struct sb_trailer none = {0, 0};
+	struct ptd_perf_trailer none = {0, 0, 0, 0};
 	uint64_t first, id;
 	int same = 1, identified = 1;
 
@@ -107,6 +108,29 @@ static size_t sb_strnlen(const uint8_t *s, uint64_t max)
 	return n;
 }
 
+/* The name of a record @type for messages. */
+static const char *sb_name(uint32_t type)
+{
+	switch (type) {
+	case ptd_perf_rec_mmap:
+		return "MMAP";
+	case ptd_perf_rec_mmap2:
+		return "MMAP2";
+	case ptd_perf_rec_comm:
+		return "COMM";
+	case ptd_perf_rec_exit:
+		return "EXIT";
+	case ptd_perf_rec_fork:
+		return "FORK";
+	case ptd_perf_rec_itrace_start:
+		return "ITRACE_START";
+	case ptd_perf_rec_switch:
+		return "SWITCH";
+	default:
+		return "SWITCH_CPU_WIDE";
+	}
+}
+
 static int sb_fail(struct ptd_perf_diag *diag, uint64_t at, const char *what,
                    uint64_t size, uint64_t need)
 {
@@ -129,8 +153,10 @@ static uint64_t sb_fixed(uint32_t type)
 		return 40;
 	case ptd_perf_rec_mmap2:
 		return 72;
-	default:
+	case ptd_perf_rec_comm:
 		return 16;
+	default:
+		return ptd_perf_task_fixed(type);
 	}
 }
 
@@ -139,21 +165,23 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
                            const struct ptd_perf_layout *layout,
                            struct ptd_perf_diag *diag)
 {
-	size_t nmmaps = 0, ncomms = 0, strings = 0, used = 0;
+	size_t nmmaps = 0, ncomms = 0, nswitches = 0, ntasks = 0, strings = 0;
+	size_t used = 0;
+	int err;
 
 	/* Check every record and size the arrays and the strings. */
 	for (size_t i = 0; i < n; ++i) {
 		uint64_t fixed = sb_fixed(side[i].type);
-		struct sb_trailer tr = sb_record_trailer(
+		struct ptd_perf_trailer tr = ptd_perf_record_trailer(
 		        layout, buf + side[i].at, side[i].size);
 
 		if (side[i].size < fixed + tr.size)
-			return sb_fail(
-			        diag, side[i].at,
-			        side[i].type == ptd_perf_rec_comm   ? "COMM"
-			        : side[i].type == ptd_perf_rec_mmap ? "MMAP"
-			                                            : "MMAP2",
-			        side[i].size, fixed + tr.size);
+			return sb_fail(diag, side[i].at, sb_name(side[i].type),
+			               side[i].size, fixed + tr.size);
+		if (ptd_perf_task_fixed(side[i].type)) {
+			ptd_perf_count_task(side[i].type, &nswitches, &ntasks);
+			continue;
+		}
 		strings += sb_strnlen(buf + side[i].at + fixed,
 		                      side[i].size - fixed - tr.size) +
 		           1;
@@ -177,22 +205,31 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 		if (!perf->strings)
 			return -pte_nomem;
 	}
+	err = ptd_perf_alloc_tasks(perf, nswitches, ntasks);
+	if (err < 0)
+		return err;
 
 	for (size_t i = 0; i < n; ++i) {
 		const uint8_t *r = buf + side[i].at;
 		uint64_t fixed = sb_fixed(side[i].type);
-		struct sb_trailer tr =
-		        sb_record_trailer(layout, r, side[i].size);
+		struct ptd_perf_trailer tr =
+		        ptd_perf_record_trailer(layout, r, side[i].size);
 		uint16_t misc = (uint16_t)(r[4] | r[5] << 8);
-		size_t len =
-		        sb_strnlen(r + fixed, side[i].size - fixed - tr.size);
-		char *str = perf->strings + used;
+		size_t len;
+		char *str;
 		uint8_t have_time = tr.time_from_end ? 1 : 0;
 		uint64_t time =
 		        have_time
 		                ? ptd_le64(r + side[i].size - tr.time_from_end)
 		                : 0;
 
+		if (ptd_perf_task_fixed(side[i].type)) {
+			ptd_perf_take_task(perf, r, side[i].size, side[i].type,
+			                   &tr, side[i].at);
+			continue;
+		}
+		len = sb_strnlen(r + fixed, side[i].size - fixed - tr.size);
+		str = perf->strings + used;
 		memcpy(str, r + fixed, len);
 		str[len] = '\0';
 		used += len + 1;
@@ -239,7 +276,7 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 			}
 		}
 	}
-	return 0;
+	return ptd_perf_build_runs(perf);
 }
 
 size_t ptd_perf_num_mmaps(const struct ptd_perf *perf)

@@ -3,4 +3,5 @@ list(APPEND PTD_LAYER_SOURCES
   perf_parse.c
   perf_access.c
   perf_sideband.c
+  perf_tasks.c
 )

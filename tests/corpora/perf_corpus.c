@@ -7,7 +7,9 @@
  * independent parser) say about perf.data.intel_pt-4.14: the intel_pt event
  * and AUXTRACE_INFO values, the CPUID feature, two AUX areas whose trace is
  * byte for byte the <file>.auxtrace-idx<N>-cpu<C>.bin files beside it, the
- * sideband's memory maps and process names with their times, perf's
+ * sideband's memory maps, process names, context switches and exit with
+ * their times, which task ran on a CPU when (echo, whenever its trace has
+ * an enable event), perf's
  * time conversion (the README's anchor: TSC 0xbc4cbefc32 is perf time
  * 641.256845844 s), the decoder configuration ptd_perf_config() makes, and
  * that the query decoder with that configuration reads both streams end to
@@ -54,10 +56,48 @@ static int same_as_file(const struct ptd_perf_stream *stream, const char *path)
 	return same;
 }
 
+/* The enable events of a stream and which task the sideband says ran on its
+ * CPU then. */
+struct enables {
+	uint64_t total, workload, other, unknown;
+};
+
+/* Which task ran when the trace of @stream was enabled at TSC @tsc. */
+static void check_enable(const struct ptd_perf *perf,
+                         const struct ptd_perf_stream *stream, uint64_t tsc,
+                         struct enables *en)
+{
+	struct ptd_perf_info info;
+	uint64_t ns = 0;
+	int32_t pid = -1, tid = -1;
+	int known;
+
+	en->total += 1;
+	if (ptd_perf_get_info(perf, &info) < 0 ||
+	    ptd_perf_tsc_to_ns(&ns, &info.tc, tsc) < 0) {
+		en->unknown += 1;
+		return;
+	}
+	known = ptd_perf_task_at(perf, stream->cpu, ns, &pid, &tid);
+	if (known != 1)
+		en->unknown += 1;
+	else if (pid == 3174 && tid == 3174)
+		en->workload += 1;
+	else {
+		en->other += 1;
+		printf("perf_corpus: cpu %" PRId32 ": enabled at %" PRIu64
+		       " ns, in task %" PRId32 "/%" PRId32 "\n",
+		       stream->cpu, ns, pid, tid);
+	}
+}
+
 /* Decode @stream with the query decoder as a tool would; returns the number
- * of errors and counts the TNT bits in *@branches. */
+ * of errors and counts the TNT bits in *@branches and the enable events in
+ * @en. */
 static uint64_t decode(const struct pt_config *base,
-                       const struct ptd_perf_stream *stream, uint64_t *branches)
+                       const struct ptd_perf *perf,
+                       const struct ptd_perf_stream *stream, uint64_t *branches,
+                       struct enables *en)
 {
 	struct pt_config config = *base;
 	struct pt_query_decoder *dec;
@@ -80,10 +120,13 @@ static uint64_t decode(const struct pt_config *base,
 			struct pt_event ev;
 			int taken;
 
-			if (status & pts_event_pending)
+			if (status & pts_event_pending) {
 				status = pt_qry_event(dec, &ev, sizeof(ev));
-			else if ((status = pt_qry_cond_branch(dec, &taken)) >=
-			         0)
+				if (status >= 0 && ev.type == ptev_enabled &&
+				    ev.has_tsc)
+					check_enable(perf, stream, ev.tsc, en);
+			} else if ((status = pt_qry_cond_branch(dec, &taken)) >=
+			           0)
 				*branches += 1;
 			else if (status == -pte_bad_query)
 				status = pt_qry_indirect_branch(dec, &ip);
@@ -180,6 +223,54 @@ int main(int argc, char **argv)
 		      c.time > 641256845844ull && c.time < 641258036789ull);
 	}
 
+	/* The context switches (the independent parser's record counts: 152
+	 * SWITCH_CPU_WIDE, 2 ITRACE_START, 1 EXIT): the first is CPU 0 going
+	 * from idle to echo; on CPU 3 idle switches to echo at 641256442729
+	 * and echo back to idle at 641256472308. */
+	CHECK(ptd_perf_num_switches(perf) == 154);
+	CHECK(ptd_perf_num_tasks(perf) == 1);
+	{
+		struct ptd_perf_switch sw;
+		struct ptd_perf_task t;
+		size_t starts = 0, outs = 0;
+		int32_t pid = -9, tid = -9;
+
+		CHECK(ptd_perf_get_switch(perf, 0, &sw) == 0 && sw.cpu_wide &&
+		      sw.out && !sw.start && sw.pid == 0 && sw.tid == 0 &&
+		      sw.cpu == 0 && sw.have_time &&
+		      sw.time == 641256032286ull && sw.next_prev_pid == 3174 &&
+		      sw.next_prev_tid == 3174);
+		for (size_t i = 0; i < ptd_perf_num_switches(perf); ++i) {
+			if (ptd_perf_get_switch(perf, i, &sw) < 0)
+				break;
+			starts += sw.start;
+			outs += sw.out;
+			if (sw.start)
+				CHECK(sw.pid == 3174 && sw.tid == 3174 &&
+				      (sw.cpu == 0 || sw.cpu == 3));
+		}
+		CHECK(starts == 2 && outs == 76);
+		CHECK(ptd_perf_get_task(perf, 0, &t) == 0 && t.exit &&
+		      t.pid == 3174 && t.tid == 3174 &&
+		      t.time == 641258039319ull);
+		CHECK(ptd_perf_task_at(perf, 3, 641256442728ull, &pid, &tid) ==
+		              1 &&
+		      pid == 0);
+		CHECK(ptd_perf_task_at(perf, 3, 641256442729ull, &pid, &tid) ==
+		              1 &&
+		      pid == 3174 && tid == 3174);
+		CHECK(ptd_perf_task_at(perf, 3, 641256472307ull, &pid, &tid) ==
+		              1 &&
+		      pid == 3174);
+		CHECK(ptd_perf_task_at(perf, 3, 641256472308ull, &pid, &tid) ==
+		              1 &&
+		      pid == 0);
+		CHECK(ptd_perf_task_at(perf, 3, 641255848110ull, &pid, &tid) ==
+		      0);
+		CHECK(ptd_perf_task_at(perf, 5, 641256472308ull, &pid, &tid) ==
+		      0);
+	}
+
 	pt_config_init(&config);
 	CHECK(ptd_perf_config(perf, &config, &rdiag) == 0);
 	CHECK(config.cpu.vendor == pcv_intel && config.cpu.family == 6 &&
@@ -193,11 +284,13 @@ int main(int argc, char **argv)
 		static const struct {
 			uint32_t idx;
 			int32_t cpu;
-			uint64_t size, min_branches;
-		} want[2] = {{0, 0, 12240, 40000}, {3, 3, 137728, 300000}};
+			uint64_t size, min_branches, min_enables;
+		} want[2] = {{0, 0, 12240, 40000, 1},
+		             {3, 3, 137728, 300000, 9}};
 		struct ptd_perf_stream st;
 		char path[4096];
 		uint64_t branches = 0, errors;
+		struct enables en = {0, 0, 0, 0};
 
 		if (i >= 2 || ptd_perf_get_stream(perf, i, &st) < 0)
 			break;
@@ -207,13 +300,21 @@ int main(int argc, char **argv)
 		         "%s.auxtrace-idx%" PRIu32 "-cpu%" PRId32 ".bin",
 		         argv[1], st.idx, st.cpu);
 		CHECK(same_as_file(&st, path));
-		errors = decode(&config, &st, &branches);
+		errors = decode(&config, perf, &st, &branches, &en);
 		printf("perf_corpus: AUX area %" PRIu32 " (cpu %" PRId32
 		       "): %" PRIu64 " bytes, %" PRIu64
 		       " conditional branches, %" PRIu64 " errors\n",
 		       st.idx, st.cpu, st.size, branches, errors);
 		CHECK(errors == 0);
 		CHECK(branches >= want[i].min_branches);
+		/* echo runs whenever tracing is enabled (perf traces only
+		 * its tasks). */
+		CHECK(en.total >= want[i].min_enables && en.other == 0 &&
+		      en.unknown == 0);
+		printf("perf_corpus: AUX area %" PRIu32 ": %" PRIu64
+		       " enable events: %" PRIu64 " in echo (3174), %" PRIu64
+		       " in another task, %" PRIu64 " unknown\n",
+		       st.idx, en.total, en.workload, en.other, en.unknown);
 	}
 	ptd_perf_free(perf);
 	if (failures)

@@ -156,6 +156,18 @@ static void pw_trailer(struct pw *w, uint64_t time, uint64_t id, int short_form)
 	pw_u64(w, id);
 }
 
+/* A full sample_id trailer of task @pid/@tid on @cpu (id 42). */
+static void pw_trailer_of(struct pw *w, uint32_t pid, uint32_t tid,
+                          uint64_t time, uint32_t cpu)
+{
+	pw_u32(w, pid);
+	pw_u32(w, tid);
+	pw_u64(w, time);
+	pw_u32(w, cpu);
+	pw_u32(w, 0);
+	pw_u64(w, 42);
+}
+
 /* A string padded with NULs to a multiple of 8 bytes (one NUL at least). */
 static void pw_str(struct pw *w, const char *str)
 {
@@ -223,6 +235,57 @@ static void pw_sideband(struct pw *w, const struct pw_spec *s)
 	}
 }
 
+/* A SWITCH_CPU_WIDE record: @pid/@tid switches in or @out, to or from
+ * @np_pid/@np_tid. */
+static void pw_switch_wide(struct pw *w, int out, int preempt, uint32_t pid,
+                           uint32_t tid, uint32_t np_pid, uint32_t np_tid,
+                           uint64_t time, uint32_t cpu)
+{
+	pw_rec_misc(w, 15,
+	            (uint16_t)((out ? 1u << 13 : 0) | (preempt ? 1u << 14 : 0)),
+	            16 + 32);
+	pw_u32(w, np_pid);
+	pw_u32(w, np_tid);
+	pw_trailer_of(w, pid, tid, time, cpu);
+}
+
+/* A FORK or EXIT record. */
+static void pw_task(struct pw *w, int exit, uint32_t pid, uint32_t ppid,
+                    uint32_t tid, uint32_t ptid, uint64_t time)
+{
+	pw_rec(w, exit ? 4 : 7, 32 + 32);
+	pw_u32(w, pid);
+	pw_u32(w, ppid);
+	pw_u32(w, tid);
+	pw_u32(w, ptid);
+	pw_u64(w, time);
+	pw_trailer_of(w, pid, tid, time, 1);
+}
+
+/* The context switches, forks and exits of @s->switches (perf_write.h). */
+static void pw_switches(struct pw *w)
+{
+	/* ITRACE_START of 3174 on CPU 1. */
+	pw_rec(w, 12, 16 + 32);
+	pw_u32(w, 3174);
+	pw_u32(w, 3174);
+	pw_trailer_of(w, 3174, 3174, 500, 1);
+	pw_switch_wide(w, 1, 0, 3174, 3174, 0, 0, 600, 1);
+	pw_switch_wide(w, 0, 0, 0, 0, 3174, 3174, 601, 1);
+	pw_task(w, 0, 3175, 3174, 3175, 3174, 650);
+	pw_switch_wide(w, 1, 1, 0, 0, 3175, 3176, 700, 1);
+	pw_switch_wide(w, 0, 0, 3175, 3176, 0, 0, 702, 1);
+	/* PERF_RECORD_SWITCH on CPU 2: out at 800, then (later in the file,
+	 * earlier in time) in at 750. */
+	pw_rec_misc(w, 14, 1u << 13, 8 + 32);
+	pw_trailer_of(w, 3175, 3176, 800, 2);
+	pw_rec_misc(w, 14, 0, 8 + 32);
+	pw_trailer_of(w, 3174, 3174, 750, 2);
+	/* The same time as the switch at 702 on CPU 1, later in the file. */
+	pw_switch_wide(w, 0, 0, 3177, 3177, 3175, 3176, 702, 1);
+	pw_task(w, 1, 3175, 3174, 3176, 3174, 900);
+}
+
 /* A user-mode, executable MMAP2 of @file at @start in process @pid. */
 static void pw_mmap2(struct pw *w, uint32_t pid, uint64_t start, uint64_t len,
                      const char *file)
@@ -257,6 +320,8 @@ static void pw_data(struct pw *w, const struct pw_spec *s)
 {
 	if (s->sideband) {
 		pw_sideband(w, s);
+		if (s->switches)
+			pw_switches(w);
 	} else {
 		/* MMAP: pid, tid, start, len, pgoff, "x\0" padded to 8. */
 		pw_rec(w, 1, 48);

@@ -56,6 +56,15 @@ struct pw_spec {
 	 * attribute's sample_type has no CPU and its id 43 names it in one more
 	 * COMM, "other" (5000), whose trailer is 24 bytes. */
 	int sideband, mixed_types;
+	/* With @sideband and @switches, after the COMMs (trailers of CPU 1
+	 * unless said otherwise, id 42): an ITRACE_START of 3174/3174 (time
+	 * 500); SWITCH_CPU_WIDE records 3174 out to 0 (600), 0 in from 3174
+	 * (601); a FORK of 3175 from 3174 (650); SWITCH_CPU_WIDE 0 out
+	 * preempted to 3175/3176 (700), 3175/3176 in (702); on CPU 2
+	 * PERF_RECORD_SWITCHes of 3175/3176 out (800) and 3174 in (750);
+	 * SWITCH_CPU_WIDE 3177 in from 3175/3176 (702 again); an EXIT of
+	 * thread 3176 of 3175 (900). */
+	int switches;
 	/* With @mmap_file: a COMM with exec of process 3174 and MMAP2s
 	 * (user mode, executable, no trailers): "/nonexistent/before-exec"
 	 * at @mmap_start before the COMM, "/nonexistent/other-process" of

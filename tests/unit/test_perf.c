@@ -648,6 +648,164 @@ static void test_sideband(void **state)
 	assert_int_equal(ptd_perf_get_comm(NULL, 0, NULL), -pte_invalid);
 }
 
+/* Which task runs on @cpu at @time: @want 1 with @pid/@tid, or 0. */
+static void expect_task(const struct ptd_perf *perf, int32_t cpu, uint64_t time,
+                        int want, int32_t pid, int32_t tid)
+{
+	int32_t p = -9, t = -9;
+
+	assert_int_equal(ptd_perf_task_at(perf, cpu, time, &p, &t), want);
+	if (want == 1) {
+		assert_int_equal(p, pid);
+		assert_int_equal(t, tid);
+	}
+}
+
+/* Context switches, starts of tracing, forks and exits, and the tasks on
+ * each CPU they make. */
+static void test_switches(void **state)
+{
+	for (int variant = 0; variant < 3; ++variant) {
+		struct pw_spec s = pw_good;
+		struct ptd_perf *perf;
+		struct ptd_perf_switch sw;
+		struct ptd_perf_task t;
+		struct pw w;
+
+		(void)state;
+		s.sideband = 1;
+		s.switches = 1;
+		s.mixed_types = variant == 2;
+		w = variant == 1 ? pw_write_pipe(&s) : pw_write_file(&s);
+		assert_int_equal(parse_n(&w, w.n, &perf, NULL), 0);
+		assert_int_equal(ptd_perf_num_switches(perf), 8);
+		assert_int_equal(ptd_perf_num_tasks(perf), 2);
+
+		assert_int_equal(ptd_perf_get_switch(perf, 0, &sw), 0);
+		assert_int_equal(sw.start, 1);
+		assert_int_equal(sw.out, 0);
+		assert_int_equal(sw.cpu_wide, 0);
+		assert_int_equal(sw.pid, 3174);
+		assert_int_equal(sw.tid, 3174);
+		assert_int_equal(sw.next_prev_pid, -1);
+		assert_int_equal(sw.cpu, 1);
+		assert_int_equal(sw.have_time, 1);
+		assert_int_equal(sw.time, 500);
+		assert_memory_equal(w.b + sw.file_offset, "\x0c\x00\x00\x00",
+		                    4);
+
+		assert_int_equal(ptd_perf_get_switch(perf, 3, &sw), 0);
+		assert_int_equal(sw.start, 0);
+		assert_int_equal(sw.out, 1);
+		assert_int_equal(sw.preempt, 1);
+		assert_int_equal(sw.cpu_wide, 1);
+		assert_int_equal(sw.pid, 0);
+		assert_int_equal(sw.next_prev_pid, 3175);
+		assert_int_equal(sw.next_prev_tid, 3176);
+		assert_int_equal(sw.time, 700);
+
+		assert_int_equal(ptd_perf_get_switch(perf, 5, &sw), 0);
+		assert_int_equal(sw.cpu_wide, 0);
+		assert_int_equal(sw.out, 1);
+		assert_int_equal(sw.preempt, 0);
+		assert_int_equal(sw.pid, 3175);
+		assert_int_equal(sw.tid, 3176);
+		assert_int_equal(sw.next_prev_pid, -1);
+		assert_int_equal(sw.next_prev_tid, -1);
+		assert_int_equal(sw.cpu, 2);
+		assert_int_equal(sw.time, 800);
+		assert_int_equal(ptd_perf_get_switch(perf, 8, &sw), -pte_eos);
+
+		assert_int_equal(ptd_perf_get_task(perf, 0, &t), 0);
+		assert_int_equal(t.exit, 0);
+		assert_int_equal(t.pid, 3175);
+		assert_int_equal(t.ppid, 3174);
+		assert_int_equal(t.tid, 3175);
+		assert_int_equal(t.ptid, 3174);
+		assert_int_equal(t.time, 650);
+		assert_memory_equal(w.b + t.file_offset, "\x07\x00\x00\x00", 4);
+		assert_int_equal(ptd_perf_get_task(perf, 1, &t), 0);
+		assert_int_equal(t.exit, 1);
+		assert_int_equal(t.tid, 3176);
+		assert_int_equal(t.time, 900);
+		assert_int_equal(ptd_perf_get_task(perf, 2, &t), -pte_eos);
+
+		/* CPU 1: 3174 from the start of tracing, idle from its switch
+		 * out (which names the idle task), 3175/3176 from the switch
+		 * out of idle that names it, 3177 from the later record at
+		 * the same time as the switch in of 3175/3176. */
+		expect_task(perf, 1, 499, 0, 0, 0);
+		expect_task(perf, 1, 500, 1, 3174, 3174);
+		expect_task(perf, 1, 599, 1, 3174, 3174);
+		expect_task(perf, 1, 600, 1, 0, 0);
+		expect_task(perf, 1, 650, 1, 0, 0);
+		expect_task(perf, 1, 700, 1, 3175, 3176);
+		expect_task(perf, 1, 701, 1, 3175, 3176);
+		expect_task(perf, 1, 702, 1, 3177, 3177);
+		expect_task(perf, 1, UINT64_MAX, 1, 3177, 3177);
+		/* CPU 2 (PERF_RECORD_SWITCH, in file order out then in): 3174
+		 * from 750, and nobody known after its switch out at 800. */
+		expect_task(perf, 2, 749, 0, 0, 0);
+		expect_task(perf, 2, 750, 1, 3174, 3174);
+		expect_task(perf, 2, 799, 1, 3174, 3174);
+		expect_task(perf, 2, 800, 0, 0, 0);
+		/* CPUs without records. */
+		expect_task(perf, 0, 700, 0, 0, 0);
+		expect_task(perf, 3, 700, 0, 0, 0);
+		expect_task(perf, -1, 700, 0, 0, 0);
+		ptd_perf_free(perf);
+
+		/* Records too short for their fields and trailer: a
+		 * PERF_RECORD_SWITCH (40 bytes) read as SWITCH_CPU_WIDE (16
+		 * + 32), a SWITCH_CPU_WIDE (48 bytes) read as a FORK (32 +
+		 * 32). */
+		if (variant == 0) {
+			size_t at = find_record(&w, 14);
+
+			w.b[at] = 15;
+			expect_error(&w, -pte_bad_file, at);
+			w.b[at] = 14;
+			at = find_record(&w, 15);
+			w.b[at] = 7;
+			expect_error(&w, -pte_bad_file, at);
+		}
+		free(w.b);
+	}
+
+	/* Without sample_id_all the switches have no time and no CPU, and
+	 * say nothing about who runs where. */
+	{
+		struct pw_spec s = pw_good;
+		struct ptd_perf *perf;
+		struct ptd_perf_switch sw;
+		struct pw w;
+
+		s.sideband = 1;
+		s.switches = 1;
+		w = pw_write_file(&s);
+		/* attr.flags: clear sample_id_all (bit 18) of both. */
+		w.b[104 + 40 + 2] &= (uint8_t) ~(1u << 2);
+		w.b[104 + 128 + 40 + 2] &= (uint8_t) ~(1u << 2);
+		assert_int_equal(parse_n(&w, w.n, &perf, NULL), 0);
+		assert_int_equal(ptd_perf_num_switches(perf), 8);
+		assert_int_equal(ptd_perf_get_switch(perf, 1, &sw), 0);
+		assert_int_equal(sw.have_time, 0);
+		assert_int_equal(sw.cpu, -1);
+		assert_int_equal(sw.pid, -1);
+		assert_int_equal(sw.next_prev_pid, 0);
+		expect_task(perf, 1, 700, 0, 0, 0);
+		expect_task(perf, -1, 700, 0, 0, 0);
+		ptd_perf_free(perf);
+		free(w.b);
+	}
+	assert_int_equal(ptd_perf_num_switches(NULL), 0);
+	assert_int_equal(ptd_perf_num_tasks(NULL), 0);
+	assert_int_equal(ptd_perf_get_switch(NULL, 0, NULL), -pte_invalid);
+	assert_int_equal(ptd_perf_get_task(NULL, 0, NULL), -pte_invalid);
+	assert_int_equal(ptd_perf_task_at(NULL, 0, 0, NULL, NULL),
+	                 -pte_invalid);
+}
+
 static void test_read_file(void **state)
 {
 	struct pw w = pw_write_file(&pw_good);
@@ -719,6 +877,7 @@ int main(void)
 	        cmocka_unit_test(test_interrupted),
 	        cmocka_unit_test(test_other_aux),
 	        cmocka_unit_test(test_sideband),
+	        cmocka_unit_test(test_switches),
 	        cmocka_unit_test(test_read_file),
 	        cmocka_unit_test(test_arguments),
 	};
