@@ -387,10 +387,16 @@ extern pt_export int ptd_perf_get_task(const struct ptd_perf *perf, size_t i,
  * wins.  Convert a trace's TSC to perf time with ptd_perf_tsc_to_ns() and
  * info.tc.
  *
- * Returns 1 and sets *@pid and *@tid; 0 if the sideband does not say (no
- * such record on @cpu up to @time, or the last is a switch out that names
- * no next task: a PERF_RECORD_SWITCH of a traced thread); -pte_invalid for
- * a NULL argument. */
+ * Returns 1 and sets *@pid and *@tid to the task; 2 and the same when
+ * @time lies inside a context switch: after a switch out that names the
+ * next task, before that task's switch in.  The CPU then runs the kernel's
+ * switch code: it loads the next task's page tables somewhere in there, and
+ * a trace of the task going out (perf traces tasks, not CPUs, by default)
+ * goes on until its tracing is switched off, a little after the switch out
+ * was recorded.  Returns 0 if the sideband does not say (no such record on
+ * @cpu up to @time, or the last is a switch out that names no next task: a
+ * PERF_RECORD_SWITCH of a traced thread); -pte_invalid for a NULL
+ * argument. */
 extern pt_export int ptd_perf_task_at(const struct ptd_perf *perf, int32_t cpu,
                                       uint64_t time, int32_t *pid,
                                       int32_t *tid);

@@ -75,11 +75,12 @@ struct ptd_perf {
 };
 
 /* From @time on, task @pid/@tid runs on @cpu (-1/-1: a task the sideband
- * does not name). */
+ * does not name); @out: the CPU is switching to it (a switch out that names
+ * it). */
 struct ptd_perf_run {
 	uint64_t time;
 	int32_t cpu, pid, tid;
-	uint32_t order;
+	uint32_t order, out;
 };
 
 /* A sideband record that ptd_perf_take_sideband() decodes: its offset in

@@ -149,6 +149,7 @@ int ptd_perf_build_runs(struct ptd_perf *perf)
 			 * none). */
 			run->pid = sw->next_prev_pid;
 			run->tid = sw->next_prev_tid;
+			run->out = 1;
 		}
 		n += 1;
 	}
@@ -184,7 +185,7 @@ int ptd_perf_task_at(const struct ptd_perf *perf, int32_t cpu, uint64_t time,
 		return 0;
 	*pid = run->pid;
 	*tid = run->tid;
-	return 1;
+	return run->out ? 2 : 1;
 }
 
 size_t ptd_perf_num_switches(const struct ptd_perf *perf)

@@ -59,7 +59,7 @@ static int same_as_file(const struct ptd_perf_stream *stream, const char *path)
 /* The enable events of a stream and which task the sideband says ran on its
  * CPU then. */
 struct enables {
-	uint64_t total, workload, other, unknown;
+	uint64_t total, workload, other, unknown, switching;
 };
 
 /* Which task ran when the trace of @stream was enabled at TSC @tsc. */
@@ -79,7 +79,9 @@ static void check_enable(const struct ptd_perf *perf,
 		return;
 	}
 	known = ptd_perf_task_at(perf, stream->cpu, ns, &pid, &tid);
-	if (known != 1)
+	if (known == 2)
+		en->switching += 1;
+	if (known < 1)
 		en->unknown += 1;
 	else if (pid == 3174 && tid == 3174)
 		en->workload += 1;
@@ -257,13 +259,16 @@ int main(int argc, char **argv)
 		              1 &&
 		      pid == 0);
 		CHECK(ptd_perf_task_at(perf, 3, 641256442729ull, &pid, &tid) ==
+		              2 &&
+		      pid == 3174 && tid == 3174);
+		CHECK(ptd_perf_task_at(perf, 3, 641256445024ull, &pid, &tid) ==
 		              1 &&
 		      pid == 3174 && tid == 3174);
 		CHECK(ptd_perf_task_at(perf, 3, 641256472307ull, &pid, &tid) ==
 		              1 &&
 		      pid == 3174);
 		CHECK(ptd_perf_task_at(perf, 3, 641256472308ull, &pid, &tid) ==
-		              1 &&
+		              2 &&
 		      pid == 0);
 		CHECK(ptd_perf_task_at(perf, 3, 641255848110ull, &pid, &tid) ==
 		      0);
@@ -290,7 +295,7 @@ int main(int argc, char **argv)
 		struct ptd_perf_stream st;
 		char path[4096];
 		uint64_t branches = 0, errors;
-		struct enables en = {0, 0, 0, 0};
+		struct enables en = {0, 0, 0, 0, 0};
 
 		if (i >= 2 || ptd_perf_get_stream(perf, i, &st) < 0)
 			break;
@@ -313,8 +318,10 @@ int main(int argc, char **argv)
 		      en.unknown == 0);
 		printf("perf_corpus: AUX area %" PRIu32 ": %" PRIu64
 		       " enable events: %" PRIu64 " in echo (3174), %" PRIu64
-		       " in another task, %" PRIu64 " unknown\n",
-		       st.idx, en.total, en.workload, en.other, en.unknown);
+		       " in another task, %" PRIu64 " unknown; %" PRIu64
+		       " inside a context switch\n",
+		       st.idx, en.total, en.workload, en.other, en.unknown,
+		       en.switching);
 	}
 	ptd_perf_free(perf);
 	if (failures)

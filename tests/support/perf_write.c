@@ -304,6 +304,56 @@ static void pw_mmap2(struct pw *w, uint32_t pid, uint64_t start, uint64_t len,
 	pw_str(w, file);
 }
 
+void pw_comm(struct pw *w, uint32_t pid, uint32_t tid, const char *comm,
+             int exec, uint64_t time, uint32_t cpu)
+{
+	size_t len = (strlen(comm) + 1 + 7) / 8 * 8;
+
+	pw_rec_misc(w, 3, (uint16_t)(exec ? 1u << 13 : 0),
+	            (uint16_t)(16 + len + 32));
+	pw_u32(w, pid);
+	pw_u32(w, tid);
+	pw_str(w, comm);
+	pw_trailer_of(w, pid, tid, time, cpu);
+}
+
+void pw_mmap2_at(struct pw *w, uint32_t pid, uint64_t start, uint64_t len,
+                 const char *file, uint64_t time, uint32_t cpu)
+{
+	size_t flen = (strlen(file) + 1 + 7) / 8 * 8;
+
+	pw_rec_misc(w, 10, 2, (uint16_t)(72 + flen + 32));
+	pw_u32(w, pid);
+	pw_u32(w, pid);
+	pw_u64(w, start);
+	pw_u64(w, len);
+	pw_u64(w, 0);
+	pw_zero(w, 24); /* maj, min, ino, ino_generation */
+	pw_u32(w, 5);   /* PROT_READ | PROT_EXEC */
+	pw_u32(w, 2);   /* MAP_PRIVATE */
+	pw_str(w, file);
+	pw_trailer_of(w, pid, pid, time, cpu);
+}
+
+void pw_switch_cpu_wide(struct pw *w, int out, uint32_t pid, uint32_t tid,
+                        uint32_t np_pid, uint32_t np_tid, uint64_t time,
+                        uint32_t cpu)
+{
+	pw_switch_wide(w, out, 0, pid, tid, np_pid, np_tid, time, cpu);
+}
+
+void pw_fork(struct pw *w, uint32_t pid, uint32_t ppid, uint64_t time,
+             uint32_t cpu)
+{
+	pw_rec(w, 7, 32 + 32);
+	pw_u32(w, pid);
+	pw_u32(w, ppid);
+	pw_u32(w, pid);
+	pw_u32(w, ppid);
+	pw_u64(w, time);
+	pw_trailer_of(w, pid, pid, time, cpu);
+}
+
 /* The memory maps of @s->mmap_file (see perf_write.h). */
 static void pw_program_maps(struct pw *w, const struct pw_spec *s)
 {
@@ -334,6 +384,8 @@ static void pw_data(struct pw *w, const struct pw_spec *s)
 	}
 	if (s->mmap_file)
 		pw_program_maps(w, s);
+	if (s->extra)
+		pw_put(w, s->extra, s->extra_size);
 	pw_info(w, s);
 	if (s->second_info)
 		pw_info(w, s);

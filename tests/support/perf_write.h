@@ -65,6 +65,10 @@ struct pw_spec {
 	 * SWITCH_CPU_WIDE 3177 in from 3175/3176 (702 again); an EXIT of
 	 * thread 3176 of 3175 (900). */
 	int switches;
+	/* Whole records (pw_comm(), pw_mmap2_at(), pw_switch_cpu_wide()) to
+	 * add after those, before the trace. */
+	const uint8_t *extra;
+	size_t extra_size;
 	/* With @mmap_file: a COMM with exec of process 3174 and MMAP2s
 	 * (user mode, executable, no trailers): "/nonexistent/before-exec"
 	 * at @mmap_start before the COMM, "/nonexistent/other-process" of
@@ -73,6 +77,21 @@ struct pw_spec {
 	const char *mmap_file;
 	uint64_t mmap_start, mmap_len;
 };
+
+/* Records with full sample_id trailers (TID of the record's task, TIME,
+ * CPU, IDENTIFIER 42), for pw_spec.extra: a COMM (with exec or not), a
+ * user-mode executable MMAP2 of @file (@len bytes from offset 0) at @start,
+ * a SWITCH_CPU_WIDE of @pid/@tid switching in or @out, to or from
+ * @np_pid/@np_tid, and a FORK. */
+void pw_comm(struct pw *w, uint32_t pid, uint32_t tid, const char *comm,
+             int exec, uint64_t time, uint32_t cpu);
+void pw_mmap2_at(struct pw *w, uint32_t pid, uint64_t start, uint64_t len,
+                 const char *file, uint64_t time, uint32_t cpu);
+void pw_switch_cpu_wide(struct pw *w, int out, uint32_t pid, uint32_t tid,
+                        uint32_t np_pid, uint32_t np_tid, uint64_t time,
+                        uint32_t cpu);
+void pw_fork(struct pw *w, uint32_t pid, uint32_t ppid, uint64_t time,
+             uint32_t cpu);
 
 /* A recording of Intel PT (PMU type 8, attr.config 0x300e601 with
  * exclude_kernel, sample_type 0x10087, a Skylake "GenuineIntel,6,78,3",

@@ -731,16 +731,18 @@ static void test_switches(void **state)
 		assert_int_equal(ptd_perf_get_task(perf, 2, &t), -pte_eos);
 
 		/* CPU 1: 3174 from the start of tracing, idle from its switch
-		 * out (which names the idle task), 3175/3176 from the switch
-		 * out of idle that names it, 3177 from the later record at
-		 * the same time as the switch in of 3175/3176. */
+		 * out (which names the idle task; 2: inside the switch until
+		 * idle's switch in), 3175/3176 from the switch out of idle
+		 * that names it, 3177 from the later record at the same time
+		 * as the switch in of 3175/3176. */
 		expect_task(perf, 1, 499, 0, 0, 0);
 		expect_task(perf, 1, 500, 1, 3174, 3174);
 		expect_task(perf, 1, 599, 1, 3174, 3174);
-		expect_task(perf, 1, 600, 1, 0, 0);
+		expect_task(perf, 1, 600, 2, 0, 0);
+		expect_task(perf, 1, 601, 1, 0, 0);
 		expect_task(perf, 1, 650, 1, 0, 0);
-		expect_task(perf, 1, 700, 1, 3175, 3176);
-		expect_task(perf, 1, 701, 1, 3175, 3176);
+		expect_task(perf, 1, 700, 2, 3175, 3176);
+		expect_task(perf, 1, 701, 2, 3175, 3176);
 		expect_task(perf, 1, 702, 1, 3177, 3177);
 		expect_task(perf, 1, UINT64_MAX, 1, 3177, 3177);
 		/* CPU 2 (PERF_RECORD_SWITCH, in file order out then in): 3174

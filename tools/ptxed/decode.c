@@ -4,6 +4,7 @@
 #include "disas.h"
 #include "icache.h"
 #include "print.h"
+#include "tasks.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -107,6 +108,7 @@ static int ptxed_drain_events(struct ptxed_decoder *decoder,
 		*time = event.tsc;
 		if (!options->quiet && !event.status_update)
 			ptxed_print_event(&event, options, offset);
+		ptxed_tasks_event(decoder->tasks, decoder, options, &event);
 	}
 	return status;
 }
@@ -195,6 +197,8 @@ static int ptxed_decode_insn(struct ptxed_decoder *decoder,
 		                    &found);
 		if (status == -pte_eos)
 			break;
+		if (status >= 0)
+			ptxed_tasks_sync(decoder->tasks, decoder, options);
 
 		for (;;) {
 			status = ptxed_drain_events(decoder, options, status,
@@ -392,6 +396,8 @@ static int ptxed_decode_block(struct ptxed_decoder *decoder,
 		                    &found);
 		if (status == -pte_eos)
 			break;
+		if (status >= 0)
+			ptxed_tasks_sync(decoder->tasks, decoder, options);
 
 		for (;;) {
 			status = ptxed_drain_events(decoder, options, status,

@@ -5,6 +5,7 @@
 #include "load_elf.h"
 #include "perf.h"
 #include "perf_input.h"
+#include "tasks.h"
 
 #include "ptdecode/ptdecode.h"
 
@@ -75,9 +76,16 @@ static void ptxed_help(const char *prog)
 	        "  --perf:images                        with --perf: load the "
 	        "traced process's",
 	        "                                       memory maps from the "
-	        "file's sideband",
-	        "                                       (ptdecode extension; "
-	        "before --perf).",
+	        "file's sideband, and",
+	        "                                       switch to the code of "
+	        "the task that runs",
+	        "                                       at context switches "
+	        "(ptdecode extension;",
+	        "                                       before --perf).",
+	        "  --perf:tasks                         with --perf:images: "
+	        "print a line when the",
+	        "                                       task changes "
+	        "(ptdecode extension).",
 	        "  --elf <file>[:<base>]                load an ELF from "
 	        "<file> "
 	        "at address <base>.",
@@ -194,7 +202,8 @@ static int ptxed_alloc_decoder(struct ptxed_run *run, char *arg, int perf,
 	if (perf) {
 		struct ptxed_perf_image img = {decoder->iscache, decoder->image,
 		                               run->options.perf_images,
-		                               run->options.verbose};
+		                               run->options.verbose,
+		                               &decoder->tasks};
 
 		if (ptxed_load_perf(&run->config, run->given, arg, &img, prog))
 			return -1;
@@ -289,6 +298,8 @@ static int ptxed_flag_option(struct ptxed_run *run, const char *arg)
 		o->print_offset = 1;
 	else if (!strcmp(arg, "--perf:images"))
 		o->perf_images = 1;
+	else if (!strcmp(arg, "--perf:tasks"))
+		o->perf_tasks = 1;
 	else if (!strcmp(arg, "--time"))
 		o->print_time = 1;
 	else if (!strcmp(arg, "--raw-insn"))
@@ -540,6 +551,7 @@ void ptxed_run_fini(struct ptxed_run *run)
 		pt_insn_free_decoder(run->decoder.variant.insn);
 	else
 		pt_blk_free_decoder(run->decoder.variant.block);
+	ptxed_tasks_free(run->decoder.tasks);
 	pt_image_free(run->decoder.image);
 	pt_iscache_free(run->decoder.iscache);
 	free(run->config.begin);

@@ -7,12 +7,12 @@
 #include "load.h"
 #include "perf_input.h"
 #include "ptdecode/ptdecode.h"
+#include "tasks.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* The AUX area @idx (or the only one, for @has_idx 0) of @perf. */
 static int ptxed_perf_stream(const struct ptd_perf *perf, int has_idx,
@@ -65,48 +65,39 @@ static int32_t ptxed_perf_pid(const struct ptd_perf *perf,
 	return -1;
 }
 
-/* Add the code of one memory map @m of @file's process to the image;
- * returns 1 if added, 0 if its file cannot be read. */
-static int ptxed_perf_image(const struct ptd_perf_mmap *m,
-                            const struct ptxed_perf_image *img,
-                            const char *file, const char *prog)
+/* Whether the context switches of @perf place a task on @cpu. */
+static int ptxed_perf_has_switches(const struct ptd_perf *perf, int32_t cpu)
 {
-	struct stat st;
-	uint64_t size = m->len;
+	for (size_t i = 0; i < ptd_perf_num_switches(perf); ++i) {
+		struct ptd_perf_switch sw;
 
-	if (stat(m->filename, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size <= m->pgoff) {
-		fprintf(stderr,
-		        "%s: warning: %s: %s (mapped at 0x%" PRIx64
-		        ") cannot be read: its code is missing.\n",
-		        prog, file, m->filename, m->start);
-		return 0;
+		if (ptd_perf_get_switch(perf, i, &sw) == 0 && sw.have_time &&
+		    sw.cpu == cpu)
+			return 1;
 	}
-	/* (A map may reach past the file's end, to the end of its page.) */
-	if (size > (uint64_t)st.st_size - m->pgoff)
-		size = (uint64_t)st.st_size - m->pgoff;
-	return ptxed_add_section(img->iscache, img->image, m->filename,
-	                         m->pgoff, size, m->start, prog,
-	                         img->verbose) == 0;
+	return 0;
 }
 
-/* --perf:images: the code memory maps of the process AUX area @stream
- * traced, from its last exec on.  Returns the number of maps added, or -1
- * after a message if the area names no process. */
+/* --perf:images without context switches: the code memory maps of the
+ * process AUX area @stream traced, from its last exec on.  Returns the
+ * number of maps added, or -1 after a message if the area names no
+ * process. */
 static int ptxed_perf_images(const struct ptd_perf *perf,
                              const struct ptd_perf_stream *stream,
                              const struct ptxed_perf_image *img,
                              const char *file, const char *prog)
 {
-	uint64_t after = 0;
+	struct ptxed_maps_to to;
 	int32_t pid;
-	int added = 0;
+	int added;
 
 	if (stream->tid < 0) {
 		fprintf(stderr,
 		        "%s: %s: AUX area %" PRIu32 " traced whole CPUs (no "
-		        "thread): --perf:images needs the recording of a "
-		        "program (perf record -e intel_pt// <program>).\n",
+		        "thread) and the file has no context switches of its "
+		        "CPU: --perf:images needs one or the other (perf "
+		        "record -e intel_pt// <program>, or perf record "
+		        "--switch-events).\n",
 		        prog, file, stream->idx);
 		return -1;
 	}
@@ -118,32 +109,49 @@ static int ptxed_perf_images(const struct ptd_perf *perf,
 		        prog, file, stream->tid, stream->idx);
 		return -1;
 	}
-	/* An exec replaces the process's maps. */
-	for (size_t i = 0; i < ptd_perf_num_comms(perf); ++i) {
-		struct ptd_perf_comm c;
-
-		if (ptd_perf_get_comm(perf, i, &c) == 0 && c.pid == pid &&
-		    c.exec && c.file_offset > after)
-			after = c.file_offset;
-	}
-	for (size_t i = 0; i < ptd_perf_num_mmaps(perf); ++i) {
-		struct ptd_perf_mmap m;
-
-		/* User code of that process: cpumode 2, executable (MMAP2
-		 * says; MMAP records are of code only), a file ("[vdso]" and
-		 * the like are not). */
-		if (ptd_perf_get_mmap(perf, i, &m) < 0 || m.pid != pid ||
-		    m.file_offset < after || m.cpumode != 2 ||
-		    (m.mmap2 && !(m.prot & 4)) || m.filename[0] == '[')
-			continue;
-		added += ptxed_perf_image(&m, img, file, prog);
-	}
+	to.iscache = img->iscache;
+	to.image = img->image;
+	to.verbose = img->verbose;
+	to.file = file;
+	to.prog = prog;
+	to.warn_each = 1;
+	to.missing = 0;
+	to.first_missing = NULL;
+	/* The last generation: the maps after the last exec. */
+	added = ptxed_tasks_add_maps(
+	        perf, pid, ptxed_tasks_generation(perf, pid, UINT64_MAX), &to);
 	if (!added)
 		fprintf(stderr,
 		        "%s: warning: %s: no code of process %" PRId32
 		        " could be loaded.\n",
 		        prog, file, pid);
 	return added;
+}
+
+/* --perf:images: the images of the tasks on the AUX area's CPU if the
+ * context switches say which runs when, else the traced process's maps.
+ * Takes @perf when it returns 1 (tasks made); 0: maps loaded; -1 after a
+ * message. */
+static int ptxed_perf_load_images(struct ptd_perf *perf,
+                                  const struct ptd_perf_stream *stream,
+                                  const struct ptxed_perf_image *img,
+                                  const char *file, const char *prog)
+{
+	struct ptd_perf_info info;
+
+	if (ptd_perf_get_info(perf, &info) == 0 && info.have_tc &&
+	    stream->cpu >= 0 && ptxed_perf_has_switches(perf, stream->cpu)) {
+		*img->tasks = ptxed_tasks_alloc(
+		        perf, &info.tc, stream->cpu,
+		        stream->tid >= 0 ? ptxed_perf_pid(perf, stream) : -1,
+		        img->iscache, img->image, img->verbose, file, prog);
+		if (!*img->tasks) {
+			fprintf(stderr, "%s: out of memory.\n", prog);
+			return -1;
+		}
+		return 1;
+	}
+	return ptxed_perf_images(perf, stream, img, file, prog) < 0 ? -1 : 0;
 }
 
 int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
@@ -169,11 +177,6 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 
 	ptd_tool_perf_warnings(perf, arg, prog);
 	ptd_tool_perf_config(config, given, perf, arg, prog);
-	if (img->load && ptxed_perf_images(perf, &stream, img, arg, prog) < 0) {
-		ptd_perf_free(perf);
-		return -1;
-	}
-
 	if (!stream.size) {
 		fprintf(stderr, "%s: AUX area %" PRIu32 " of %s is empty.\n",
 		        prog, stream.idx, arg);
@@ -190,6 +193,19 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 	memcpy(buffer, stream.data, (size_t)stream.size);
 	config->begin = buffer;
 	config->end = buffer + stream.size;
+	if (img->load) {
+		int took =
+		        ptxed_perf_load_images(perf, &stream, img, arg, prog);
+
+		/* (With tasks, @perf is theirs now; ptxed_run_fini() frees
+		 * the buffer.) */
+		if (took > 0)
+			return 0;
+		if (took < 0) {
+			ptd_perf_free(perf);
+			return -1;
+		}
+	}
 	ptd_perf_free(perf);
 	return 0;
 }

@@ -8,22 +8,28 @@
 
 #include <stdint.h>
 
+struct ptxed_tasks;
+
 /* Where --perf:images puts the memory maps of the traced process. */
 struct ptxed_perf_image {
 	struct pt_image_section_cache *iscache;
 	struct pt_image *image;
 	/* --perf:images given; --verbose given. */
 	int load, verbose;
+	/* Where the task images go when the trace's CPU has context
+	 * switches (tasks.h). */
+	struct ptxed_tasks **tasks;
 };
 
 /* Load the trace of AUX area <idx> of the perf.data file @arg
  * ("<file>[:<idx>]"; without <idx> the file must have one area) into
  * @config's buffer (malloc()ed) and take the file's processor, errata,
  * mtc_freq, nom_freq and CPUID 0x15 ratio, except those in @given (enum
- * ptd_tool_given, tools/common/perf_input.h).  With @img->load, add the
- * memory maps of the AUX area's process (ptxed_perf_images()) to
- * @img->image.  Returns
- * 0 or -1 after a message. */
+ * ptd_tool_given, tools/common/perf_input.h).  With @img->load: if the
+ * file's context switches say which task runs on the area's CPU (and the
+ * file has perf's time conversion), set *@img->tasks to switch to each
+ * task's image as it runs (tasks.h); otherwise add the memory maps of the
+ * AUX area's process to @img->image.  Returns 0 or -1 after a message. */
 int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
                     const struct ptxed_perf_image *img, const char *prog);
 

@@ -11,7 +11,9 @@
  *	load_elf.c	--elf: the PT_LOAD segments of 32- and 64-bit ELF files
  *	disas.c		instruction length, class and disassembly (lib/ild)
  *	print.c		instruction, event, error and statistics lines
- *	decode.c	the decode loops of both decoders, with resync */
+ *	decode.c	the decode loops of both decoders, with resync
+ *	perf.c		--perf: the trace, configuration and code of perf.data
+ *	tasks.c		--perf:images: the image of the task that runs */
 #ifndef PTXED_H
 #define PTXED_H
 
@@ -55,6 +57,9 @@ struct ptxed_options {
 	/* --perf:images: with --perf, the traced process's memory maps from
 	 * the file's sideband as the image. */
 	uint32_t perf_images : 1;
+	/* --perf:tasks: with --perf:images, a line whenever the task changes
+	 * at a context switch. */
+	uint32_t perf_tasks : 1;
 };
 
 /* Which statistics to print. */
@@ -87,6 +92,10 @@ struct ptxed_decoder {
 	/* The instructions printed so far, decoded and formatted (icache.h;
 	 * NULL: none kept). */
 	struct ptxed_icache *icache;
+
+	/* With --perf:images on a trace with context switches: the image of
+	 * the task that runs (tasks.h; NULL otherwise). */
+	struct ptxed_tasks *tasks;
 };
 
 #endif /* PTXED_H */

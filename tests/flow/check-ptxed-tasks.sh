@@ -1,0 +1,99 @@
+#!/bin/sh
+# ptxed --perf:images with context switches (a ptdecode extension): the
+# trace of one CPU on which three processes take turns, each with its own
+# code at the same address (perf_tasks.c).  Each turn must be decoded with
+# the code of the process the switches say runs then: alpha's a.bin, beta's
+# b.bin after its exec (not its missing file from before), and a.bin for
+# 303, which alpha forked; with both decoders, with and without
+# --perf:tasks.  Without the switches the whole-CPU recording names no
+# process, which --perf:images reports.
+#
+# usage: check-ptxed-tasks.sh <ptxed> <perf_tasks> <work-dir>
+set -u
+ptxed=$1 gen=$2 dir=$3
+fail=0
+
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+"$gen" "$dir" || exit 1
+
+# (The first task line comes with the synchronization, at the first PSB's
+# time; the others with the enable events.)
+cat >"$dir/expected-tasks" <<END
+[task 101/101: alpha]
+[enabled]
+0000000000400000  nop
+0000000000400001  nop
+[disabled]
+[enabled]
+[task 202/203: beta]
+0000000000400000  xor eax, eax
+0000000000400002  nop
+[disabled]
+[enabled]
+[task 303/303: alpha]
+0000000000400000  nop
+0000000000400001  nop
+[disabled]
+END
+grep -v '^\[task ' "$dir/expected-tasks" >"$dir/expected"
+
+check() { # <what> <expected file> <ptxed arguments>
+	what=$1 exp=$2
+	shift 2
+	"$ptxed" "$@" >"$dir/out" 2>"$dir/err"
+	st=$?
+	if [ $st -ne 0 ] || ! cmp -s "$exp" "$dir/out"; then
+		echo "FAIL: $what (status $st)"
+		diff "$exp" "$dir/out" | head -20
+		cat "$dir/err"
+		fail=1
+	else
+		echo "ok: $what"
+	fi
+}
+
+for dec in --insn-decoder --block-decoder; do
+	check "--perf:tasks $dec" "$dir/expected-tasks" $dec --perf:images \
+		--perf:tasks --perf "$dir/tasks.data:5"
+	check "$dec" "$dir/expected" $dec --perf:images \
+		--perf "$dir/tasks.data:5"
+done
+
+# beta's map from before its exec is missing: one warning, when its image
+# is made.
+"$ptxed" --perf:images --perf "$dir/tasks.data:5" >/dev/null 2>"$dir/err"
+if [ "$(grep -c 'missing-before-exec' "$dir/err")" -ne 0 ] ||
+	[ -s "$dir/err" ]; then
+	echo "FAIL: warnings for the maps of the turns' processes:"
+	cat "$dir/err"
+	fail=1
+else
+	echo "ok: no warning (only the maps of each turn's generation)"
+fi
+
+# Without --perf:images, no code: no instruction, and the turns decoded
+# fail at their first (the error's offset is past the next PSB, where the
+# query decoder has read ahead to, so the resynchronization skips a turn,
+# as in libipt's ptxed).
+"$ptxed" --perf "$dir/tasks.data:5" >"$dir/out" 2>&1
+if grep -q '^0000000000400' "$dir/out" ||
+	! grep -q '400000: error: no memory mapped' "$dir/out"; then
+	echo "FAIL: without --perf:images:"
+	cat "$dir/out"
+	fail=1
+else
+	echo "ok: without --perf:images no turn has code"
+fi
+
+# Without switches, a whole-CPU recording names no process.
+"$ptxed" --perf:images --perf "$dir/tasks-noswitch.data:5" >"$dir/out" \
+	2>"$dir/err"
+st=$?
+if [ $st -ne 1 ] || ! grep -q 'context switches' "$dir/err"; then
+	echo "FAIL: --perf:images without switches (status $st):"
+	cat "$dir/err"
+	fail=1
+else
+	echo "ok: --perf:images without switches: $(cat "$dir/err")"
+fi
+exit $fail
