@@ -35,6 +35,47 @@ static int fuzz_names_none(const struct ptd_perf *perf, int32_t cpu,
 	return 0;
 }
 
+/* A snapshot-mode stream @st (number @s): its first buffer (less up to 7
+ * bytes of padding) comes first, its last buffer's end last, and what is
+ * left out is at most the repeats and the padding. */
+static void check_snapshot_stream(const struct ptd_perf *perf,
+                                  const struct ptd_perf_stream *st, size_t s)
+{
+	struct ptd_perf_buffer first = {0}, last = {0}, b;
+	uint64_t sum = 0, count = 0, keep;
+
+	for (size_t i = 0; i < ptd_perf_num_buffers(perf); ++i) {
+		FUZZ_CHECK(ptd_perf_get_buffer(perf, i, &b) == 0, "buf");
+		if (b.idx != st->idx)
+			continue;
+		if (!count)
+			first = b;
+		last = b;
+		sum += b.size;
+		count += 1;
+	}
+	FUZZ_CHECK(count && count == st->num_buffers,
+	           "stream %zu: %llu buffers", s, (unsigned long long)count);
+	FUZZ_CHECK(st->size + st->repeated <= sum &&
+	                   st->size + st->repeated + 7 * count >= sum,
+	           "stream %zu: %llu + %llu repeated bytes of %llu", s,
+	           (unsigned long long)st->size,
+	           (unsigned long long)st->repeated, (unsigned long long)sum);
+	keep = first.size > 7 ? first.size - 7 : 0;
+	if (keep > st->size)
+		keep = st->size;
+	FUZZ_CHECK(!keep || !memcmp(st->data, first.data, (size_t)keep),
+	           "stream %zu does not start with its first buffer", s);
+	keep = last.size < st->size ? last.size : st->size;
+	if (count == 1)
+		FUZZ_CHECK(st->size == first.size && !st->repeated,
+		           "stream %zu of one buffer", s);
+	else if (keep && st->repeated == 0 && st->size == sum)
+		FUZZ_CHECK(!memcmp(st->data + st->size - keep,
+		                   last.data + last.size - keep, (size_t)keep),
+		           "stream %zu does not end with its last buffer", s);
+}
+
 static void check_result(const struct ptd_perf *perf, const uint8_t *data,
                          size_t size)
 {
@@ -83,6 +124,12 @@ static void check_result(const struct ptd_perf *perf, const uint8_t *data,
 			           "stream");
 			FUZZ_CHECK(prev.idx < st.idx, "streams out of order");
 		}
+		if (info.snapshot_mode) {
+			check_snapshot_stream(perf, &st, s);
+			in_streams += st.size + st.repeated;
+			continue;
+		}
+		FUZZ_CHECK(!st.repeated, "stream %zu repeats", s);
 		for (size_t i = 0; i < nbuf; ++i) {
 			struct ptd_perf_buffer b;
 
@@ -109,7 +156,11 @@ static void check_result(const struct ptd_perf *perf, const uint8_t *data,
 		        (unsigned long long)st.num_buffers);
 		in_streams += st.size;
 	}
-	FUZZ_CHECK(in_streams == total, "streams hold %llu of %llu bytes",
+	/* (In snapshot mode up to 7 bytes of padding per buffer may go.) */
+	FUZZ_CHECK(in_streams <= total &&
+	                   in_streams + (info.snapshot_mode ? 7 * nbuf : 0) >=
+	                           total,
+	           "streams hold %llu of %llu bytes",
 	           (unsigned long long)in_streams, (unsigned long long)total);
 	FUZZ_CHECK(
 	        ptd_perf_get_buffer(perf, nbuf, &(struct ptd_perf_buffer){0}) ==

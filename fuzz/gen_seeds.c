@@ -522,6 +522,15 @@ static void query_seeds(const char *dir)
  * CPUID feature). */
 static void perf_seeds(const char *dir)
 {
+	/* Two PSB segments of 32 bytes: PSB, TSC, PSBEND, 6 TNT-8s. */
+	static const uint8_t snap_bytes[64] = {
+	        0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	        0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x19, 0x01, 0x02, 0x03,
+	        0x04, 0x05, 0x06, 0x07, 0x02, 0x23, 0x04, 0x06, 0x08, 0x0a,
+	        0x0c, 0x0e, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	        0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x19, 0x11,
+	        0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x02, 0x23, 0x10, 0x12,
+	        0x14, 0x16, 0x18, 0x1a};
 	static const struct {
 		const char *name;
 		int pipe;
@@ -540,6 +549,7 @@ static void perf_seeds(const char *dir)
 	        {"seed-pipe-sideband", 1, NULL, 0, 17, 0},
 	        {"seed-file-switches", 0, NULL, 0, 17, 0},
 	        {"seed-pipe-switches", 1, NULL, 0, 17, 0},
+	        {"seed-file-snapshot", 0, NULL, 0, 17, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); ++i) {
@@ -566,6 +576,20 @@ static void perf_seeds(const char *dir)
 		spec.sideband = strstr(seeds[i].name, "sideband") != NULL ||
 		                strstr(seeds[i].name, "switches") != NULL;
 		spec.switches = strstr(seeds[i].name, "switches") != NULL;
+		/* (Snapshots of a trace with PSBs: the second repeats the
+		 * first's last PSB and all after it.) */
+		if (strstr(seeds[i].name, "snapshot")) {
+			static const size_t from[2] = {0, 20};
+			static const size_t to[2] = {48, 64};
+
+			spec.snapshot = 1;
+			spec.trace = snap_bytes;
+			spec.trace_size = sizeof(snap_bytes);
+			spec.trace_idx = 2;
+			spec.num_snaps = 2;
+			spec.snap_from = from;
+			spec.snap_to = to;
+		}
 		spec.mixed_types = !strcmp(seeds[i].name, "seed-file-sideband");
 		w = seeds[i].pipe ? pw_write_pipe(&spec) : pw_write_file(&spec);
 		memset(&o, 0, sizeof(o));

@@ -43,8 +43,8 @@
  * (`perf record --threads`), zstd-compressed sideband (`perf record -z`; the
  * compressed records are skipped and counted, the AUX data itself is never
  * compressed) and trace in samples (`--aux-sample`).  Snapshot recordings
- * (`perf record -S`) are read, but their buffers overlap and are not
- * de-duplicated (info.snapshot_mode says so).  Of the sideband, the memory
+ * (`perf record -S`) are read, their streams without what one snapshot
+ * repeats of the one before.  Of the sideband, the memory
  * maps (MMAP, MMAP2), process names (COMM), context switches (SWITCH,
  * SWITCH_CPU_WIDE, and ITRACE_START, the task that tracing started with),
  * forks and exits are read, with their times; ptd_perf_task_at() tells which
@@ -227,7 +227,9 @@ extern pt_export int ptd_perf_get_buffer(const struct ptd_perf *perf, size_t i,
 
 /** The trace of one AUX area: its buffers one after the other, in file
  * order, which is the order perf read them (the trace of one CPU, in
- * per-CPU recordings). */
+ * per-CPU recordings).  In snapshot mode, each buffer is a snapshot of the
+ * AUX area and may begin with trace that the one before already has: that
+ * part is left out (@repeated), so that the stream holds each packet once. */
 struct ptd_perf_stream {
 	/** The concatenated trace and its size. */
 	const uint8_t *data;
@@ -238,6 +240,10 @@ struct ptd_perf_stream {
 	int32_t tid, cpu;
 	/** The number of buffers. */
 	uint64_t num_buffers;
+	/** In snapshot mode (info.snapshot_mode): the bytes at the start of
+	 * later buffers that repeat what the buffer before holds, which
+	 * @data leaves out (0 otherwise). */
+	uint64_t repeated;
 };
 
 /** The number of AUX areas with trace in @perf (0 for NULL). */

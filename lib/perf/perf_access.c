@@ -13,6 +13,7 @@ void ptd_perf_free(struct ptd_perf *perf)
 	free(perf->buffers);
 	free(perf->streams);
 	free(perf->trace);
+	free(perf->snap_trace);
 	free(perf->filter);
 	free(perf->mmaps);
 	free(perf->comms);

@@ -49,6 +49,9 @@ struct ptd_perf {
 	struct ptd_perf_stream *streams;
 	size_t num_streams;
 	uint8_t *trace;
+	/* In snapshot mode: the streams' trace without the bytes each
+	 * snapshot repeats (perf_snapshot.c). */
+	uint8_t *snap_trace;
 
 	/* The sideband's memory maps and process names, in file order; their
 	 * strings are in @strings. */
@@ -136,6 +139,18 @@ int ptd_perf_alloc_tasks(struct ptd_perf *perf, size_t nswitches,
 void ptd_perf_take_task(struct ptd_perf *perf, const uint8_t *r, uint64_t size,
                         uint32_t type, const struct ptd_perf_trailer *tr,
                         uint64_t at);
+
+/* How many bytes at the start of the snapshot @cur repeat the end of the
+ * snapshot @prev before it (0 if none); *@prev_end: where @prev's trace ends,
+ * before perf's zero padding. */
+uint64_t ptd_perf_snapshot_overlap(const uint8_t *prev, uint64_t prev_size,
+                                   const uint8_t *cur, uint64_t cur_size,
+                                   uint64_t *prev_end);
+
+/* Point @perf's streams at copies of their buffers without the bytes that
+ * each buffer repeats of the one before (snapshot mode), counted in each
+ * stream's @repeated.  Returns 0 or -pte_nomem. */
+int ptd_perf_snapshot_streams(struct ptd_perf *perf);
 
 /* Sort the switches into @perf's runs.  Returns 0 or -pte_nomem. */
 int ptd_perf_build_runs(struct ptd_perf *perf);

@@ -670,6 +670,8 @@ static int perf_take_trace(struct ptd_perf *perf, struct perf_parse *p)
 			at += b->size;
 		}
 	}
+	if (perf->info.snapshot_mode)
+		return ptd_perf_snapshot_streams(perf);
 	return 0;
 }
 

@@ -4,4 +4,5 @@ list(APPEND PTD_LAYER_SOURCES
   perf_access.c
   perf_sideband.c
   perf_tasks.c
+  perf_snapshot.c
 )

@@ -109,12 +109,23 @@ static void pw_auxtrace(struct pw *w, const struct pw_spec *s,
 
 static void pw_info(struct pw *w, const struct pw_spec *s)
 {
-	static const uint64_t priv[17] = {
-	        8,   31,    1789569706, 0xfffffff86343cb91ull,
-	        1,   0x400, 0x800,      3,
-	        0,   1,     0x200,      0x3c000,
-	        100, 2,     0x2,        12,
-	        0};
+	const uint64_t priv[17] = {8,
+	                           31,
+	                           1789569706,
+	                           0xfffffff86343cb91ull,
+	                           1,
+	                           0x400,
+	                           0x800,
+	                           3,
+	                           s->snapshot ? 1 : 0,
+	                           1,
+	                           0x200,
+	                           0x3c000,
+	                           100,
+	                           2,
+	                           0x2,
+	                           12,
+	                           0};
 	size_t flen = s->filter ? strlen(s->filter) : 0;
 	size_t fwords = flen ? (flen + 1 + 7) / 8 : 0;
 	unsigned n = s->npriv;
@@ -403,6 +414,26 @@ static void pw_data(struct pw *w, const struct pw_spec *s)
 		pw_u64(w, 0);
 		pw_u64(w, 0x1000);
 		pw_u64(w, 1);
+	}
+	if (s->trace && s->num_snaps) {
+		uint64_t offset = 0;
+
+		pw_auxtrace(w, s, pw_trace_b, sizeof(pw_trace_b), 0, 0, 0);
+		for (size_t i = 0; i < s->num_snaps; ++i) {
+			size_t n = s->snap_to[i] - s->snap_from[i];
+			size_t pad = s->snap_pad ? s->snap_pad[i] : 0;
+			uint8_t *buf = calloc(1, n + pad + 1);
+
+			if (!buf)
+				abort();
+			memcpy(buf, s->trace + s->snap_from[i], n);
+			pw_auxtrace(w, s, buf, n + pad, offset, s->trace_idx,
+			            s->trace_idx);
+			offset += n + pad;
+			free(buf);
+		}
+		pw_rec(w, 68, 8);
+		return;
 	}
 	if (s->trace) {
 		size_t half = s->trace_size / 2;

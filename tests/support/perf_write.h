@@ -65,6 +65,14 @@ struct pw_spec {
 	 * SWITCH_CPU_WIDE 3177 in from 3175/3176 (702 again); an EXIT of
 	 * thread 3176 of 3175 (900). */
 	int switches;
+	/* AUXTRACE_INFO's SNAPSHOT_MODE (priv[8]); with @trace and
+	 * @num_snaps, the buffers of AUX area @trace_idx are the @num_snaps
+	 * slices [@snap_from[i], @snap_to[i]) of @trace, each followed by
+	 * @snap_pad[i] zero bytes (@snap_pad may be NULL), instead of its two
+	 * halves. */
+	int snapshot;
+	size_t num_snaps;
+	const size_t *snap_from, *snap_to, *snap_pad;
 	/* Whole records (pw_comm(), pw_mmap2_at(), pw_switch_cpu_wide()) to
 	 * add after those, before the trace. */
 	const uint8_t *extra;

@@ -808,6 +808,136 @@ static void test_switches(void **state)
 	                 -pte_invalid);
 }
 
+/* A trace of three PSB segments of 126 bytes (PSB, TSC, PSBEND, 100
+ * TNT-8s that do not repeat within a segment), PSBs at 0, 126 and 252. */
+static void snap_trace(uint8_t t[378])
+{
+	static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	                                0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	                                0x02, 0x82, 0x02, 0x82};
+
+	for (unsigned seg = 0; seg < 3; ++seg) {
+		uint8_t *p = t + 126 * seg;
+
+		memcpy(p, psb, 16);
+		p[16] = 0x19; /* TSC */
+		for (unsigned i = 0; i < 7; ++i)
+			p[17 + i] = (uint8_t)(0x10 * seg + i + 1);
+		p[24] = 0x02; /* PSBEND */
+		p[25] = 0x23;
+		/* TNT-8s: even bytes from 0x04, in an order that does not
+		 * repeat (0x04 + 2 * (37 * i mod 126)). */
+		for (unsigned i = 0; i < 100; ++i)
+			p[26 + i] =
+			        (uint8_t)(0x04 + 2 * ((37 * i + seg) % 126));
+	}
+}
+
+/* Snapshot recordings: the streams leave out what a snapshot repeats of the
+ * one before. */
+static void test_snapshot(void **state)
+{
+	static const struct {
+		size_t n;
+		size_t from[3], to[3], pad[3];
+		int snapshot;
+		/* The stream: the trace from 0 to @until with @gap left out
+		 * (gap_from < gap_to), and the bytes left out. */
+		size_t until, gap_from, gap_to, repeated;
+	} cases[] = {
+	        /* Overlaps of 100 (the second snapshot has the first's
+	         * last PSB and all after it) and 70 (the third starts
+	         * after the second's last PSB). */
+	        {3,
+	         {0, 100, 270},
+	         {200, 340, 378},
+	         {0, 0, 0},
+	         1,
+	         378,
+	         0,
+	         0,
+	         170},
+	        /* No overlap: the ring wrapped; trace is lost. */
+	        {2, {0, 260}, {200, 378}, {0, 0}, 1, 378, 200, 260, 0},
+	        /* perf's zero padding after the first snapshot. */
+	        {2, {0, 100}, {200, 378}, {5, 3}, 1, 378, 0, 0, 100},
+	        /* The same snapshot twice. */
+	        {2, {0, 0}, {378, 378}, {0, 0}, 1, 378, 0, 0, 378},
+	        /* Not snapshot mode: buffers as they are. */
+	        {2, {0, 100}, {200, 378}, {0, 0}, 0, 0, 0, 0, 0},
+	};
+	uint8_t t[378];
+
+	(void)state;
+	snap_trace(t);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); ++c) {
+		struct pw_spec s = pw_good;
+		struct ptd_perf *perf;
+		struct ptd_perf_stream st;
+		struct ptd_perf_info info;
+		uint8_t want[2 * 378 + 16];
+		size_t nwant = 0;
+		struct pw w;
+
+		s.trace = t;
+		s.trace_size = sizeof(t);
+		s.trace_idx = 4;
+		s.snapshot = cases[c].snapshot;
+		s.num_snaps = cases[c].n;
+		s.snap_from = cases[c].from;
+		s.snap_to = cases[c].to;
+		s.snap_pad = cases[c].pad;
+		w = pw_write_file(&s);
+		assert_int_equal(parse_n(&w, w.n, &perf, NULL), 0);
+		assert_int_equal(ptd_perf_get_info(perf, &info), 0);
+		assert_int_equal(info.snapshot_mode, cases[c].snapshot);
+		assert_int_equal(ptd_perf_get_stream(perf, 1, &st), 0);
+		assert_int_equal(st.idx, 4);
+		assert_int_equal(st.num_buffers, cases[c].n);
+		if (cases[c].snapshot) {
+			memcpy(want, t,
+			       cases[c].gap_to ? cases[c].gap_from
+			                       : cases[c].until);
+			nwant = cases[c].gap_to ? cases[c].gap_from
+			                        : cases[c].until;
+			if (cases[c].gap_to) {
+				memset(want + nwant, 0, cases[c].pad[0]);
+				nwant += cases[c].pad[0];
+				memcpy(want + nwant, t + cases[c].gap_to,
+				       cases[c].until - cases[c].gap_to);
+				nwant += cases[c].until - cases[c].gap_to;
+			}
+			/* The last snapshot's padding stays. */
+			memset(want + nwant, 0, cases[c].pad[cases[c].n - 1]);
+			nwant += cases[c].pad[cases[c].n - 1];
+		} else {
+			for (size_t i = 0; i < cases[c].n; ++i) {
+				memcpy(want + nwant, t + cases[c].from[i],
+				       cases[c].to[i] - cases[c].from[i]);
+				nwant += cases[c].to[i] - cases[c].from[i];
+				memset(want + nwant, 0, cases[c].pad[i]);
+				nwant += cases[c].pad[i];
+			}
+		}
+		assert_int_equal(st.size, nwant);
+		assert_memory_equal(st.data, want, nwant);
+		assert_int_equal(st.repeated, cases[c].repeated);
+		/* The buffers stay as perf wrote them. */
+		{
+			struct ptd_perf_buffer b;
+
+			assert_int_equal(ptd_perf_get_buffer(perf, 2, &b), 0);
+			assert_int_equal(b.size, cases[c].to[1] -
+			                                 cases[c].from[1] +
+			                                 cases[c].pad[1]);
+			assert_memory_equal(b.data, t + cases[c].from[1],
+			                    cases[c].to[1] - cases[c].from[1]);
+		}
+		ptd_perf_free(perf);
+		free(w.b);
+	}
+}
+
 static void test_read_file(void **state)
 {
 	struct pw w = pw_write_file(&pw_good);
@@ -880,6 +1010,7 @@ int main(void)
 	        cmocka_unit_test(test_other_aux),
 	        cmocka_unit_test(test_sideband),
 	        cmocka_unit_test(test_switches),
+	        cmocka_unit_test(test_snapshot),
 	        cmocka_unit_test(test_read_file),
 	        cmocka_unit_test(test_arguments),
 	};

@@ -44,11 +44,22 @@ void ptd_tool_perf_warnings(const struct ptd_perf *perf, const char *file,
 		        "header's data size is 0); read to the end of the "
 		        "file.\n",
 		        prog, file);
-	if (info.snapshot_mode)
+	if (info.snapshot_mode) {
+		uint64_t repeated = 0;
+
+		for (size_t i = 0; i < ptd_perf_num_streams(perf); ++i) {
+			struct ptd_perf_stream st;
+
+			if (ptd_perf_get_stream(perf, i, &st) == 0)
+				repeated += st.repeated;
+		}
 		fprintf(stderr,
-		        "%s: warning: %s was recorded in snapshot mode: its "
-		        "buffers may overlap, and they are used as they are.\n",
-		        prog, file);
+		        "%s: warning: %s was recorded in snapshot mode: trace "
+		        "between two snapshots that do not overlap is lost; "
+		        "%" PRIu64 " bytes that snapshots repeat are left "
+		        "out.\n",
+		        prog, file, repeated);
+	}
 	if (info.num_truncated)
 		fprintf(stderr,
 		        "%s: warning: %s: an AUX area overflowed %" PRIu64

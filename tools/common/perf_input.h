@@ -30,8 +30,9 @@ void ptd_tool_perf_config(struct pt_config *config, uint32_t given,
                           const char *prog);
 
 /* Warn on stderr, prefixed by @prog and naming @file, about what in
- * @perf's recording costs trace or exactness: snapshot mode (overlapping
- * buffers), AUX areas that overflowed, an unfinished `perf record`. */
+ * @perf's recording costs trace or exactness: snapshot mode (gaps between
+ * snapshots; the repeated bytes left out), AUX areas that overflowed, an
+ * unfinished `perf record`. */
 void ptd_tool_perf_warnings(const struct ptd_perf *perf, const char *file,
                             const char *prog);
 

@@ -39,12 +39,17 @@ int ptdump_perf(const struct ptdump_args *args, const char *filename,
 		if (args->perf_aux >= 0 && st.idx != (uint64_t)args->perf_aux)
 			continue;
 		found += 1;
-		if (args->perf_aux < 0 && !args->options.quiet)
+		if (args->perf_aux < 0 && !args->options.quiet) {
 			printf("# AUX area %" PRIu32 " (cpu %" PRId32
 			       ", tid %" PRId32 "): %" PRIu64
-			       " bytes in %" PRIu64 " buffer%s\n",
+			       " bytes in %" PRIu64 " buffer%s",
 			       st.idx, st.cpu, st.tid, st.size, st.num_buffers,
 			       st.num_buffers == 1 ? "" : "s");
+			if (st.repeated)
+				printf(" (%" PRIu64 " repeated bytes left out)",
+				       st.repeated);
+			putchar('\n');
+		}
 		config.begin = (uint8_t *)st.data;
 		config.end = (uint8_t *)st.data + st.size;
 		err = ptdump_dump(&config, &args->options, stdout, &stats);

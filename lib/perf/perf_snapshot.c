@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The trace of snapshot recordings (`perf record -S`) without the bytes
+ * that one snapshot repeats of the one before.
+ *
+ * In snapshot mode the kernel's AUX area is a ring that the trace keeps
+ * overwriting, and each snapshot copies what the ring holds then, oldest
+ * byte first.  Unless the ring wrapped around between two snapshots, the
+ * later one starts with trace the earlier one already has.  To find where
+ * the earlier snapshot ends in the later one, this reader looks for the
+ * earlier one's last PSB, with everything after it (its last PSB+ with its
+ * TSC, and the packets up to the end, less the zero bytes of perf's padding),
+ * in the later one: the new trace starts right after it.  When the later
+ * snapshot starts after that PSB, the earlier one's end must be the later
+ * one's beginning: the longest such overlap of at least ptd_snap_min bytes
+ * counts (shorter ones are too likely to be repeated packets by chance).
+ * Otherwise the two do not overlap: the ring wrapped, and trace between them
+ * is lost (the decoder resynchronizes at the later snapshot's first PSB). */
+#include "perf_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	/* A PSB: 02 82 repeated 8 times. */
+	ptd_snap_psb_size = 16,
+	/* The least overlap without a PSB in it that counts. */
+	ptd_snap_min = 64,
+	/* The most zero bytes of padding perf adds to a buffer. */
+	ptd_snap_pad = 7,
+	/* The longest overlap without a PSB looked for. */
+	ptd_snap_tail = 4096
+};
+
+/* Whether a PSB starts at @p (@n bytes left). */
+static int snap_is_psb(const uint8_t *p, uint64_t n)
+{
+	if (n < ptd_snap_psb_size)
+		return 0;
+	for (unsigned i = 0; i < ptd_snap_psb_size; i += 2)
+		if (p[i] != 0x02 || p[i + 1] != 0x82)
+			return 0;
+	return 1;
+}
+
+/* The offset of the last PSB in @buf[0..@n), or @n if there is none. */
+static uint64_t snap_last_psb(const uint8_t *buf, uint64_t n)
+{
+	for (uint64_t i = n; i-- > 0;)
+		if (buf[i] == 0x02 && snap_is_psb(buf + i, n - i))
+			return i;
+	return n;
+}
+
+/* The first offset at or after @from where @needle[0..@k) occurs in
+ * @hay[0..@n), or @n. */
+static uint64_t snap_find(const uint8_t *hay, uint64_t n, uint64_t from,
+                          const uint8_t *needle, uint64_t k)
+{
+	if (!k || k > n)
+		return n;
+	for (uint64_t i = from; i + k <= n; ++i) {
+		const uint8_t *p =
+		        memchr(hay + i, needle[0], (size_t)(n - k - i + 1));
+
+		if (!p)
+			return n;
+		i = (uint64_t)(p - hay);
+		if (!memcmp(p, needle, (size_t)k))
+			return i;
+	}
+	return n;
+}
+
+uint64_t ptd_perf_snapshot_overlap(const uint8_t *prev, uint64_t prev_size,
+                                   const uint8_t *cur, uint64_t cur_size,
+                                   uint64_t *prev_end)
+{
+	uint64_t psb, end = prev_size, at, first, limit;
+
+	/* perf's padding is no trace: the later snapshot need not have it. */
+	for (unsigned i = 0; i < ptd_snap_pad && end && !prev[end - 1]; ++i)
+		end -= 1;
+	*prev_end = end;
+	if (!end || !cur_size)
+		return 0;
+
+	/* The earlier snapshot's last PSB and what follows, in the later. */
+	psb = snap_last_psb(prev, end);
+	if (psb < end) {
+		at = snap_find(cur, cur_size, 0, prev + psb, end - psb);
+		if (at < cur_size)
+			return at + (end - psb);
+	}
+
+	/* The later snapshot starts after that PSB (or the earlier has
+	 * none): the earlier one's end is the later one's start, before the
+	 * later one's first PSB.  (At most ptd_snap_tail bytes of it: longer
+	 * overlaps have a PSB in them, unless the PSB period is longer.) */
+	first = cur_size;
+	for (uint64_t i = 0; i < cur_size; ++i)
+		if (cur[i] == 0x02 && snap_is_psb(cur + i, cur_size - i)) {
+			first = i;
+			break;
+		}
+	limit = end - (psb < end ? psb + 1 : 0);
+	if (limit > first)
+		limit = first;
+	if (limit > ptd_snap_tail)
+		limit = ptd_snap_tail;
+	for (uint64_t k = limit; k >= ptd_snap_min; --k)
+		if (!memcmp(prev + end - k, cur, (size_t)k))
+			return k;
+	return 0;
+}
+
+int ptd_perf_snapshot_streams(struct ptd_perf *perf)
+{
+	uint64_t total = 0, at = 0;
+
+	for (size_t s = 0; s < perf->num_streams; ++s)
+		total += perf->streams[s].size;
+	perf->snap_trace = malloc(total ? (size_t)total : 1);
+	if (!perf->snap_trace)
+		return -pte_nomem;
+	for (size_t s = 0; s < perf->num_streams; ++s) {
+		struct ptd_perf_stream *st = &perf->streams[s];
+		const struct ptd_perf_buffer *prev = NULL;
+		uint64_t start = at;
+
+		for (size_t i = 0; i < perf->num_buffers; ++i) {
+			const struct ptd_perf_buffer *b = &perf->buffers[i];
+			uint64_t skip = 0, prev_end = 0;
+
+			if (b->idx != st->idx)
+				continue;
+			if (prev)
+				skip = ptd_perf_snapshot_overlap(
+				        prev->data, prev->size, b->data,
+				        b->size, &prev_end);
+			/* This buffer goes on where the one before ends, less
+			 * its padding (which may lie inside a packet that this
+			 * one finishes). */
+			if (skip)
+				at -= prev->size - prev_end;
+			memcpy(perf->snap_trace + at, b->data + skip,
+			       (size_t)(b->size - skip));
+			at += b->size - skip;
+			st->repeated += skip;
+			prev = b;
+		}
+		st->data = perf->snap_trace + start;
+		st->size = at - start;
+	}
+	return 0;
+}
