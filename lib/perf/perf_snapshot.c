@@ -15,6 +15,9 @@
  * counts (shorter ones are too likely to be repeated packets by chance).
  * Otherwise the two do not overlap: the ring wrapped, and trace between them
  * is lost (the decoder resynchronizes at the later snapshot's first PSB). */
+/* (memmem(): glibc and musl have it, POSIX.1-2024 names it.) */
+#define _GNU_SOURCE
+
 #include "perf_int.h"
 
 #include <stdlib.h>
@@ -51,24 +54,17 @@ static uint64_t snap_last_psb(const uint8_t *buf, uint64_t n)
 	return n;
 }
 
-/* The first offset at or after @from where @needle[0..@k) occurs in
- * @hay[0..@n), or @n. */
-static uint64_t snap_find(const uint8_t *hay, uint64_t n, uint64_t from,
-                          const uint8_t *needle, uint64_t k)
+/* The first offset where @needle[0..@k) occurs in @hay[0..@n), or @n (in
+ * linear time: a buffer can be megabytes). */
+static uint64_t snap_find(const uint8_t *hay, uint64_t n, const uint8_t *needle,
+                          uint64_t k)
 {
+	const uint8_t *p;
+
 	if (!k || k > n)
 		return n;
-	for (uint64_t i = from; i + k <= n; ++i) {
-		const uint8_t *p =
-		        memchr(hay + i, needle[0], (size_t)(n - k - i + 1));
-
-		if (!p)
-			return n;
-		i = (uint64_t)(p - hay);
-		if (!memcmp(p, needle, (size_t)k))
-			return i;
-	}
-	return n;
+	p = memmem(hay, (size_t)n, needle, (size_t)k);
+	return p ? (uint64_t)(p - hay) : n;
 }
 
 uint64_t ptd_perf_snapshot_overlap(const uint8_t *prev, uint64_t prev_size,
@@ -87,7 +83,7 @@ uint64_t ptd_perf_snapshot_overlap(const uint8_t *prev, uint64_t prev_size,
 	/* The earlier snapshot's last PSB and what follows, in the later. */
 	psb = snap_last_psb(prev, end);
 	if (psb < end) {
-		at = snap_find(cur, cur_size, 0, prev + psb, end - psb);
+		at = snap_find(cur, cur_size, prev + psb, end - psb);
 		if (at < cur_size)
 			return at + (end - psb);
 	}
