@@ -112,6 +112,14 @@ extern pt_export int ptd_perf_read(struct ptd_perf **perf, const char *path,
 /** Free @perf (NULL is allowed). */
 extern pt_export void ptd_perf_free(struct ptd_perf *perf);
 
+/** Free the trace bytes of @perf and keep the rest: the configuration and
+ * the sideband.  Afterwards the @data of every stream and buffer is NULL
+ * (their sizes and places stay).  For a program that has copied the trace
+ * it decodes (or is done with it) and goes on using the sideband, such as
+ * the context switches while it decodes: a system-wide recording holds the
+ * trace of every CPU. */
+extern pt_export void ptd_perf_free_trace(struct ptd_perf *perf);
+
 /** What a perf.data file says about its Intel PT recording. */
 struct ptd_perf_info {
 	/** The intel_pt event: its PMU type (AUXTRACE_INFO priv[0], which

@@ -24,6 +24,20 @@ void ptd_perf_free(struct ptd_perf *perf)
 	free(perf);
 }
 
+void ptd_perf_free_trace(struct ptd_perf *perf)
+{
+	if (!perf)
+		return;
+	free(perf->trace);
+	free(perf->snap_trace);
+	perf->trace = NULL;
+	perf->snap_trace = NULL;
+	for (size_t i = 0; i < perf->num_buffers; ++i)
+		perf->buffers[i].data = NULL;
+	for (size_t i = 0; i < perf->num_streams; ++i)
+		perf->streams[i].data = NULL;
+}
+
 int ptd_perf_get_info(const struct ptd_perf *perf, struct ptd_perf_info *info)
 {
 	if (!perf || !info)

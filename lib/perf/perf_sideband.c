@@ -137,10 +137,10 @@ static int sb_fail(struct ptd_perf_diag *diag, uint64_t at, const char *what,
 	if (diag) {
 		diag->offset = at;
 		snprintf(diag->message, sizeof(diag->message),
-		         "a %s record of %llu bytes (at least %llu with its "
+		         "%s %s record of %llu bytes (at least %llu with its "
 		         "sample_id trailer)",
-		         what, (unsigned long long)size,
-		         (unsigned long long)need);
+		         (what[0] == 'E' || what[0] == 'I') ? "an" : "a", what,
+		         (unsigned long long)size, (unsigned long long)need);
 	}
 	return -pte_bad_file;
 }

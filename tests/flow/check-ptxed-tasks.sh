@@ -5,8 +5,10 @@
 # the code of the process the switches say runs then: alpha's a.bin, beta's
 # b.bin after its exec (not its missing file from before), and a.bin for
 # 303, which alpha forked; with both decoders, with and without
-# --perf:tasks.  Without the switches the whole-CPU recording names no
-# process, which --perf:images reports.
+# --perf:tasks; also with records out of time order in the file, after a
+# resynchronization into another task, at a paging event, and (with a
+# warning) without time.  Without the switches the whole-CPU recording
+# names no process, which --perf:images reports.
 #
 # usage: check-ptxed-tasks.sh <ptxed> <perf_tasks> <work-dir>
 set -u
@@ -58,6 +60,77 @@ for dec in --insn-decoder --block-decoder; do
 	check "$dec" "$dir/expected" $dec --perf:images \
 		--perf "$dir/tasks.data:5"
 done
+
+# The MMAP2 of beta's b.bin before its exec's COMM in the file, after it in
+# time (records of two CPUs): the map belongs to the era after the exec.
+for dec in --insn-decoder --block-decoder; do
+	check "records out of time order $dec" "$dir/expected-tasks" $dec \
+		--perf:images --perf:tasks --perf "$dir/tasks-swap.data:5"
+done
+
+# A resynchronization into beta's turn (alpha's ends in a bad packet; beta's
+# PSB+ has tracing on, no enable event): beta's code, as the switches say
+# away from any switch.
+cat >"$dir/expected-resync" <<END
+[task 101/101: alpha]
+[23, 0: error: unknown opcode]
+[task 202/203: beta]
+0000000000400000  xor eax, eax
+0000000000400002  nop
+[disabled]
+[enabled]
+[task 303/303: alpha]
+0000000000400000  nop
+0000000000400001  nop
+[disabled]
+END
+for dec in --insn-decoder --block-decoder; do
+	check "resynchronization into another task $dec" \
+		"$dir/expected-resync" $dec --perf:images --perf:tasks \
+		--perf "$dir/tasks-resync.data:5"
+done
+
+# A paging event (kernel-style tracing): alpha's MOV CR3 loads beta's page
+# tables at t1, after the switch; the next instruction is beta's.
+cat >"$dir/expected-paging" <<END
+[task 101/101: alpha]
+[enabled]
+0000000000400000  nop
+0000000000400001  nop
+0000000000400002  mov cr3, rax
+[paging, cr3: 0000000000002000]
+[task 202/203: beta]
+0000000000400005  xor eax, eax
+[disabled]
+END
+for dec in --insn-decoder --block-decoder; do
+	check "paging event $dec" "$dir/expected-paging" $dec --perf:images \
+		--perf:tasks --perf "$dir/tasks-paging.data:5"
+done
+
+# A trace without time: the switches cannot say who runs; the traced
+# thread's process (alpha) is used, with a warning.
+"$ptxed" --perf:images --perf:tasks --perf "$dir/tasks-notsc.data:5" \
+	>"$dir/out" 2>"$dir/err"
+if ! grep -q 'no time where decoding starts.*process 101' "$dir/err" ||
+	[ "$(head -5 "$dir/out" | tr '\n' '|')" != \
+	"[task 101: alpha]|[enabled]|0000000000400000  nop|0000000000400001  nop|[disabled]|" ]; then
+	echo "FAIL: a trace without time:"
+	cat "$dir/out" "$dir/err"
+	fail=1
+else
+	echo "ok: a trace without time: alpha's code, and a warning"
+fi
+
+# --perf:tasks without task images says so.
+"$ptxed" --perf:tasks --perf "$dir/tasks.data:5" >/dev/null 2>"$dir/err"
+if ! grep -q -- '--perf:tasks prints nothing' "$dir/err"; then
+	echo "FAIL: --perf:tasks without --perf:images:"
+	cat "$dir/err"
+	fail=1
+else
+	echo "ok: --perf:tasks without --perf:images warns"
+fi
 
 # beta's map from before its exec is missing: one warning, when its image
 # is made.

@@ -100,7 +100,9 @@ static void pw_auxtrace(struct pw *w, const struct pw_spec *s,
 	pw_u64(w, aux_offset);
 	pw_u64(w, 0xbc4cd519a6ull + idx); /* reference */
 	pw_u32(w, idx);
-	pw_u32(w, s->tid_minus_one ? 0xffffffffu : 3174); /* tid */
+	pw_u32(w, s->tid_minus_one ? 0xffffffffu
+	          : s->aux_tid     ? s->aux_tid
+	                           : 3174); /* tid */
 	pw_u32(w, cpu);
 	pw_u32(w, 0);
 	pw_zero(w, hsize - 48);

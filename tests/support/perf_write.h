@@ -47,6 +47,8 @@ struct pw_spec {
 	 * feature bits set). */
 	unsigned aux_header_size;
 	int tid_minus_one, exclude_user, tracing_data, truncated_aux;
+	/* The AUXTRACE records' thread unless @tid_minus_one (0: 3174). */
+	uint32_t aux_tid;
 	int interrupted;
 	/* Sideband with sample_id_all trailers (TID, TIME, CPU, IDENTIFIER
 	 * 42) instead of the plain MMAP record: an MMAP of the kernel (time

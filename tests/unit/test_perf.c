@@ -755,7 +755,24 @@ static void test_switches(void **state)
 		expect_task(perf, 0, 700, 0, 0, 0);
 		expect_task(perf, 3, 700, 0, 0, 0);
 		expect_task(perf, -1, 700, 0, 0, 0);
+
+		/* Without the trace bytes, the sideband stays. */
+		{
+			struct ptd_perf_stream st;
+			struct ptd_perf_buffer b;
+
+			ptd_perf_free_trace(perf);
+			ptd_perf_free_trace(perf);
+			assert_int_equal(ptd_perf_get_stream(perf, 0, &st), 0);
+			assert_null(st.data);
+			assert_int_equal(st.size, sizeof(pw_trace_b));
+			assert_int_equal(ptd_perf_get_buffer(perf, 0, &b), 0);
+			assert_null(b.data);
+			assert_int_equal(ptd_perf_num_switches(perf), 8);
+			expect_task(perf, 1, 702, 1, 3177, 3177);
+		}
 		ptd_perf_free(perf);
+		ptd_perf_free_trace(NULL);
 
 		/* Records too short for their fields and trailer: a
 		 * PERF_RECORD_SWITCH (40 bytes) read as SWITCH_CPU_WIDE (16

@@ -5,9 +5,11 @@
  * instruction it prints back from the image, decodes it and formats its
  * disassembly.  The cache keeps the result per instruction (IP, execution
  * mode and image section): its bytes, size, class, the IP after it, and
- * its disassembly text once it is asked for.  The image does not change
- * while ptxed decodes, so an entry never goes stale; the cache starts over
- * when it reaches its bound. */
+ * its disassembly text once it is asked for.  A section's bytes do not
+ * change while ptxed decodes (with --perf:images the decoder's image
+ * changes with the task, but each image's sections keep their own isids),
+ * so an entry never goes stale; the cache starts over when it reaches its
+ * bound. */
 #ifndef PTXED_ICACHE_H
 #define PTXED_ICACHE_H
 

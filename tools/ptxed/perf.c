@@ -88,6 +88,7 @@ static int ptxed_perf_images(const struct ptd_perf *perf,
                              const char *file, const char *prog)
 {
 	struct ptxed_maps_to to;
+	struct ptxed_eras *eras;
 	int32_t pid;
 	int added;
 
@@ -117,9 +118,15 @@ static int ptxed_perf_images(const struct ptd_perf *perf,
 	to.warn_each = 1;
 	to.missing = 0;
 	to.first_missing = NULL;
-	/* The last generation: the maps after the last exec. */
-	added = ptxed_tasks_add_maps(
-	        perf, pid, ptxed_tasks_generation(perf, pid, UINT64_MAX), &to);
+	/* The last era: the maps after the last exec. */
+	eras = ptxed_eras_alloc(perf);
+	if (!eras) {
+		fprintf(stderr, "%s: out of memory.\n", prog);
+		return -1;
+	}
+	added = ptxed_eras_add_maps(
+	        eras, pid, ptxed_eras_at(eras, pid, UINT64_MAX), &to, NULL);
+	ptxed_eras_free(eras);
 	if (!added)
 		fprintf(stderr,
 		        "%s: warning: %s: no code of process %" PRId32
@@ -149,6 +156,10 @@ static int ptxed_perf_load_images(struct ptd_perf *perf,
 			fprintf(stderr, "%s: out of memory.\n", prog);
 			return -1;
 		}
+		/* Only the sideband is needed from here on: the trace of
+		 * this area is copied, and a system-wide recording holds
+		 * every CPU's. */
+		ptd_perf_free_trace(perf);
 		return 1;
 	}
 	return ptxed_perf_images(perf, stream, img, file, prog) < 0 ? -1 : 0;

@@ -54,7 +54,13 @@ int main(int argc, char *argv[])
 		ptxed_run_fini(&run);
 		return 1;
 	}
-	/* (Without the cache, ptxed is slower but the same.) */
+	if (run.options.perf_tasks && !run.decoder.tasks)
+		fprintf(stderr,
+		        "%s: warning: --perf:tasks prints nothing without "
+		        "--perf:images on the AUX area of a perf.data file "
+		        "with context switches of its CPU.\n",
+		        prog);
+		/* (Without the cache, ptxed is slower but the same.) */
 	run.decoder.icache = ptxed_icache_alloc();
 	if (!ptxed_decode(&run.decoder, &run.options, &run.stats, ild))
 		fprintf(stderr,
