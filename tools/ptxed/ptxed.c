@@ -60,7 +60,7 @@ int main(int argc, char *argv[])
 		        "--perf:images on the AUX area of a perf.data file "
 		        "with context switches of its CPU.\n",
 		        prog);
-		/* (Without the cache, ptxed is slower but the same.) */
+	/* (Without the cache, ptxed is slower but the same.) */
 	run.decoder.icache = ptxed_icache_alloc();
 	if (!ptxed_decode(&run.decoder, &run.options, &run.stats, ild))
 		fprintf(stderr,
