@@ -122,6 +122,19 @@ else
 	echo "ok: a trace without time: alpha's code, and a warning"
 fi
 
+# --perf:time: the times of --time and --event:time in perf time (t0 is
+# 641.256845844 s, t1 a million TSC ticks later).
+"$ptxed" --perf:images --perf:time --time --event:time \
+	--perf "$dir/tasks.data:5" >"$dir/out" 2>"$dir/err"
+if [ "$(sed -n '1,3p;5p' "$dir/out" | tr '\n' '|')" != \
+	"[641.256845844  enabled]|641.256845844  0000000000400000  nop|641.256845844  0000000000400001  nop|[641.257679178  enabled]|" ]; then
+	echo "FAIL: --perf:time:"
+	cat "$dir/out" "$dir/err"
+	fail=1
+else
+	echo "ok: --perf:time"
+fi
+
 # --perf:tasks without task images says so.
 "$ptxed" --perf:tasks --perf "$dir/tasks.data:5" >/dev/null 2>"$dir/err"
 if ! grep -q -- '--perf:tasks prints nothing' "$dir/err"; then

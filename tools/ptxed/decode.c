@@ -333,7 +333,7 @@ static void ptxed_print_block(struct ptxed_decoder *decoder,
 				if (options->print_offset)
 					printf("%016" PRIx64 "  ", offset);
 				if (options->print_time)
-					printf("%016" PRIx64 "  ", time);
+					ptxed_print_time(options, time);
 				printf("%s%016" PRIx64 " [fetch error: %s]\n",
 				       block->speculative ? "? " : "", ip,
 				       pt_errstr(pt_errcode(

@@ -86,6 +86,11 @@ static void ptxed_help(const char *prog)
 	        "print a line when the",
 	        "                                       task changes "
 	        "(ptdecode extension).",
+	        "  --perf:time                          with --perf: print "
+	        "the times of --time",
+	        "                                       and --event:time in "
+	        "perf time (seconds;",
+	        "                                       ptdecode extension).",
 	        "  --elf <file>[:<base>]                load an ELF from "
 	        "<file> "
 	        "at address <base>.",
@@ -200,10 +205,11 @@ static int ptxed_alloc_decoder(struct ptxed_run *run, char *arg, int perf,
 			       pt_errstr(pt_errcode(err)));
 	}
 	if (perf) {
-		struct ptxed_perf_image img = {decoder->iscache, decoder->image,
-		                               run->options.perf_images,
-		                               run->options.verbose,
-		                               &decoder->tasks};
+		struct ptxed_perf_image img = {
+		        decoder->iscache,          decoder->image,
+		        run->options.perf_images,  run->options.verbose,
+		        &decoder->tasks,           &run->options.perf_tc,
+		        &run->options.have_perf_tc};
 
 		if (ptxed_load_perf(&run->config, run->given, arg, &img, prog))
 			return -1;
@@ -300,6 +306,8 @@ static int ptxed_flag_option(struct ptxed_run *run, const char *arg)
 		o->perf_images = 1;
 	else if (!strcmp(arg, "--perf:tasks"))
 		o->perf_tasks = 1;
+	else if (!strcmp(arg, "--perf:time"))
+		o->perf_time = 1;
 	else if (!strcmp(arg, "--time"))
 		o->print_time = 1;
 	else if (!strcmp(arg, "--raw-insn"))

@@ -188,6 +188,14 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 
 	ptd_tool_perf_warnings(perf, arg, prog);
 	ptd_tool_perf_config(config, given, perf, arg, prog);
+	{
+		struct ptd_perf_info info;
+
+		if (ptd_perf_get_info(perf, &info) == 0 && info.have_tc) {
+			*img->tc = info.tc;
+			*img->have_tc = 1;
+		}
+	}
 	if (!stream.size) {
 		fprintf(stderr, "%s: AUX area %" PRIu32 " of %s is empty.\n",
 		        prog, stream.idx, arg);

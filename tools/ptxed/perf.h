@@ -5,6 +5,7 @@
 #define PTXED_PERF_H
 
 #include "ptdecode/intel-pt.h"
+#include "ptdecode/ptd_clock.h"
 
 #include <stdint.h>
 
@@ -19,6 +20,9 @@ struct ptxed_perf_image {
 	/* Where the task images go when the trace's CPU has context
 	 * switches (tasks.h). */
 	struct ptxed_tasks **tasks;
+	/* Where perf's time conversion goes, if the file has it. */
+	struct ptd_perf_tc *tc;
+	int *have_tc;
 };
 
 /* Load the trace of AUX area <idx> of the perf.data file @arg

@@ -26,6 +26,28 @@ static char *ptxed_hex16(char *p, uint64_t v)
 	return p + 16;
 }
 
+/* The time column at @p: the TSC @time in 16 hex digits, or with --perf:time
+ * perf time in seconds with nine decimals (as `perf script --ns`). */
+static char *ptxed_time_col(char *p, const struct ptxed_options *options,
+                            uint64_t time)
+{
+	uint64_t ns;
+
+	if (options->perf_time && options->have_perf_tc &&
+	    ptd_perf_tsc_to_ns(&ns, &options->perf_tc, time) == 0)
+		return p + sprintf(p, "%" PRIu64 ".%09" PRIu64,
+		                   ns / 1000000000u, ns % 1000000000u);
+	return ptxed_hex16(p, time);
+}
+
+void ptxed_print_time(const struct ptxed_options *options, uint64_t time)
+{
+	char col[32];
+
+	*ptxed_time_col(col, options, time) = '\0';
+	printf("%s  ", col);
+}
+
 /* " xx" for each byte, padded to the longest instruction, at @p. */
 static char *ptxed_raw(char *p, const uint8_t *raw, uint8_t size)
 {
@@ -65,8 +87,8 @@ static void ptxed_print_line(const struct ptxed_options *options,
                              uint64_t ip, const uint8_t *raw, uint8_t size,
                              const char *text, int err)
 {
-	/* (Offset, time, "? ", IP, raw bytes: at most 99 bytes; then two
-	 * spaces, the text and the newline.) */
+	/* (Offset, time (at most 30 characters), "? ", IP, raw bytes: at
+	 * most 113 bytes; then two spaces, the text and the newline.) */
 	char line[128 + ptxed_text_size], *p = line;
 	size_t len;
 
@@ -76,7 +98,7 @@ static void ptxed_print_line(const struct ptxed_options *options,
 		*p++ = ' ';
 	}
 	if (options->print_time) {
-		p = ptxed_hex16(p, time);
+		p = ptxed_time_col(p, options, time);
 		*p++ = ' ';
 		*p++ = ' ';
 	}
@@ -169,7 +191,7 @@ void ptxed_print_event(const struct pt_event *event,
 	if (options->print_offset)
 		printf("%016" PRIx64 "  ", offset);
 	if (options->print_event_time && event->has_tsc)
-		printf("%016" PRIx64 "  ", event->tsc);
+		ptxed_print_time(options, event->tsc);
 
 	switch (event->type) {
 	case ptev_enabled:

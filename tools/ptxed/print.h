@@ -44,4 +44,8 @@ void ptxed_print_error(int have_offset, uint64_t offset, uint64_t ip,
 /* Print the selected statistics. */
 void ptxed_print_stats(const struct ptxed_stats *stats);
 
+/* The time column of @time and two spaces: the TSC in 16 hex digits, or
+ * with --perf:time perf time in seconds with nine decimals. */
+void ptxed_print_time(const struct ptxed_options *options, uint64_t time);
+
 #endif /* PTXED_PRINT_H */

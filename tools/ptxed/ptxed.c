@@ -54,6 +54,11 @@ int main(int argc, char *argv[])
 		ptxed_run_fini(&run);
 		return 1;
 	}
+	if (run.options.perf_time && !run.options.have_perf_tc)
+		fprintf(stderr,
+		        "%s: warning: --perf:time needs --perf and a perf.data "
+		        "file with perf's time conversion: times are TSCs.\n",
+		        prog);
 	if (run.options.perf_tasks && !run.decoder.tasks)
 		fprintf(stderr,
 		        "%s: warning: --perf:tasks prints nothing without "

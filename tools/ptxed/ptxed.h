@@ -18,6 +18,7 @@
 #define PTXED_H
 
 #include "intel-pt.h"
+#include "ptd_clock.h"
 
 #include <stdint.h>
 
@@ -60,6 +61,11 @@ struct ptxed_options {
 	/* --perf:tasks: with --perf:images, a line whenever the task changes
 	 * at a context switch. */
 	uint32_t perf_tasks : 1;
+	/* --perf:time: the times of --time and --event:time in perf time,
+	 * with @perf_tc (set by --perf when the file has it: @have_perf_tc). */
+	uint32_t perf_time : 1;
+	int have_perf_tc;
+	struct ptd_perf_tc perf_tc;
 };
 
 /* Which statistics to print. */
