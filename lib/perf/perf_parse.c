@@ -759,7 +759,8 @@ int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
 		 * (its sample_type), and which attribute a record's sample id
 		 * names. */
 		struct ptd_perf_layout layout;
-		uint64_t *types = malloc(p.num_attrs * sizeof(*types));
+		uint64_t *types = malloc((p.num_attrs ? p.num_attrs : 1) *
+		                         sizeof(*types));
 
 		if (!types) {
 			err = -pte_nomem;
