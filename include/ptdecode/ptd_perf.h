@@ -237,7 +237,10 @@ extern pt_export int ptd_perf_get_buffer(const struct ptd_perf *perf, size_t i,
  * order, which is the order perf read them (the trace of one CPU, in
  * per-CPU recordings).  In snapshot mode, each buffer is a snapshot of the
  * AUX area and may begin with trace that the one before already has: that
- * part is left out (@repeated), so that the stream holds each packet once. */
+ * part is left out (@repeated), so that the stream holds each packet once;
+ * where trace was lost between two snapshots an OVF says so (@gaps).  (The
+ * streams of a snapshot recording are a copy of their own: the file's trace
+ * is held twice, until ptd_perf_free_trace().) */
 struct ptd_perf_stream {
 	/** The concatenated trace and its size. */
 	const uint8_t *data;
@@ -252,6 +255,10 @@ struct ptd_perf_stream {
 	 * later buffers that repeat what the buffer before holds, which
 	 * @data leaves out (0 otherwise). */
 	uint64_t repeated;
+	/** In snapshot mode: the places where a buffer does not overlap the
+	 * one before (the ring wrapped: trace was lost).  @data has an OVF
+	 * packet there, and goes on at that buffer's first PSB. */
+	uint64_t gaps;
 };
 
 /** The number of AUX areas with trace in @perf (0 for NULL). */
@@ -414,6 +421,18 @@ extern pt_export int ptd_perf_get_task(const struct ptd_perf *perf, size_t i,
 extern pt_export int ptd_perf_task_at(const struct ptd_perf *perf, int32_t cpu,
                                       uint64_t time, int32_t *pid,
                                       int32_t *tid);
+
+/** ptd_perf_task_at() with the stretch of time its answer holds for: *@from
+ * is the time of the record that gives it (0 before the first record of
+ * @cpu), *@to the time of the next record of @cpu (UINT64_MAX after the
+ * last).  So @time lies in [*@from, *@to), and a tool can tell how near a
+ * switch it is, or ask for the next record after a switch out that names no
+ * task.  Returns what ptd_perf_task_at() returns (*@from and *@to are set
+ * with 0 too). */
+extern pt_export int ptd_perf_task_span(const struct ptd_perf *perf,
+                                        int32_t cpu, uint64_t time,
+                                        int32_t *pid, int32_t *tid,
+                                        uint64_t *from, uint64_t *to);
 
 #ifdef __cplusplus
 }

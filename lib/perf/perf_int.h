@@ -142,14 +142,16 @@ void ptd_perf_take_task(struct ptd_perf *perf, const uint8_t *r, uint64_t size,
 
 /* How many bytes at the start of the snapshot @cur repeat the end of the
  * snapshot @prev before it (0 if none); *@prev_end: where @prev's trace ends,
- * before perf's zero padding. */
+ * before perf's zero padding; *@first_psb: @cur's first PSB (@cur_size if
+ * none). */
 uint64_t ptd_perf_snapshot_overlap(const uint8_t *prev, uint64_t prev_size,
                                    const uint8_t *cur, uint64_t cur_size,
-                                   uint64_t *prev_end);
+                                   uint64_t *prev_end, uint64_t *first_psb);
 
 /* Point @perf's streams at copies of their buffers without the bytes that
  * each buffer repeats of the one before (snapshot mode), counted in each
- * stream's @repeated.  Returns 0 or -pte_nomem. */
+ * stream's @repeated, and with an OVF where two do not overlap (@gaps).
+ * Returns 0 or -pte_nomem. */
 int ptd_perf_snapshot_streams(struct ptd_perf *perf);
 
 /* Sort the switches into @perf's runs.  Returns 0 or -pte_nomem. */

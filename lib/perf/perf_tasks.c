@@ -159,13 +159,13 @@ int ptd_perf_build_runs(struct ptd_perf *perf)
 	return 0;
 }
 
-int ptd_perf_task_at(const struct ptd_perf *perf, int32_t cpu, uint64_t time,
-                     int32_t *pid, int32_t *tid)
+int ptd_perf_task_span(const struct ptd_perf *perf, int32_t cpu, uint64_t time,
+                       int32_t *pid, int32_t *tid, uint64_t *from, uint64_t *to)
 {
 	size_t lo = 0, hi;
 	const struct ptd_perf_run *run;
 
-	if (!perf || !pid || !tid)
+	if (!perf || !pid || !tid || !from || !to)
 		return -pte_invalid;
 	/* The first run after (cpu, time): the one before it is the last at
 	 * or before @time. */
@@ -179,14 +179,27 @@ int ptd_perf_task_at(const struct ptd_perf *perf, int32_t cpu, uint64_t time,
 		else
 			hi = mid;
 	}
-	if (!lo)
+	*to = (lo < perf->num_runs && perf->runs[lo].cpu == cpu)
+	              ? perf->runs[lo].time
+	              : UINT64_MAX;
+	*from = 0;
+	if (!lo || perf->runs[lo - 1].cpu != cpu)
 		return 0;
 	run = &perf->runs[lo - 1];
-	if (run->cpu != cpu || run->pid < 0)
+	*from = run->time;
+	if (run->pid < 0)
 		return 0;
 	*pid = run->pid;
 	*tid = run->tid;
 	return run->out ? 2 : 1;
+}
+
+int ptd_perf_task_at(const struct ptd_perf *perf, int32_t cpu, uint64_t time,
+                     int32_t *pid, int32_t *tid)
+{
+	uint64_t from, to;
+
+	return ptd_perf_task_span(perf, cpu, time, pid, tid, &from, &to);
 }
 
 size_t ptd_perf_num_switches(const struct ptd_perf *perf)

@@ -61,6 +61,13 @@ for dec in --insn-decoder --block-decoder; do
 		--perf "$dir/tasks.data:5"
 done
 
+# PERF_RECORD_SWITCH records (a traced thread's): a switch out names no
+# task, and each task's switch in comes after its tracing starts.
+for dec in --insn-decoder --block-decoder; do
+	check "PERF_RECORD_SWITCH $dec" "$dir/expected-tasks" $dec \
+		--perf:images --perf:tasks --perf "$dir/tasks-thread.data:5"
+done
+
 # The MMAP2 of beta's b.bin before its exec's COMM in the file, after it in
 # time (records of two CPUs): the map belongs to the era after the exec.
 for dec in --insn-decoder --block-decoder; do

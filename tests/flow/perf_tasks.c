@@ -28,6 +28,9 @@
  * tasks-resync.data: alpha's turn ends in a bad packet (ext opcode 0x55)
  *   after its TIP.PGE; beta's turn has no TIP.PGE but a FUP in its PSB+
  *   (tracing on), so the decoder resynchronizes into it.
+ * tasks-thread.data: the same as tasks.data with PERF_RECORD_SWITCH
+ *   records (no task named at a switch out; each switch in recorded 500 ns
+ *   after the task's tracing starts).
  * tasks-paging.data: one turn with kernel-style tracing: TIP.PGE 0x400000
  *   at t0 (alpha), then a TSC t1 and a PIP: alpha's MOV CR3 at 0x400002 loads
  *   beta's page tables, whose code at 0x400005 is XOR, then FUP 0x400007 +
@@ -49,12 +52,14 @@ enum variant {
 	v_notsc,
 	v_resync,
 	v_paging,
+	v_thread,
 	v_count
 };
 
 static const char *const names[v_count] = {
         "tasks.data",       "tasks-noswitch.data", "tasks-swap.data",
-        "tasks-notsc.data", "tasks-resync.data",   "tasks-paging.data"};
+        "tasks-notsc.data", "tasks-resync.data",   "tasks-paging.data",
+        "tasks-thread.data"};
 
 static int write_file(const char *dir, const char *name, const void *data,
                       size_t size)
@@ -186,6 +191,19 @@ static void sideband(enum variant v, struct pw *w, const uint64_t ns[3],
 	pw_fork(w, 303, 101, ns[1] + 1000, 1);
 	if (v == v_noswitch)
 		return;
+	if (v == v_thread) {
+		/* PERF_RECORD_SWITCH: each task's switch in recorded 500 ns
+		 * after its tracing starts, its switch out 300 us later. */
+		static const uint32_t pid[3] = {101, 202, 303};
+		static const uint32_t tid[3] = {101, 203, 303};
+
+		for (int k = 0; k < 3; ++k) {
+			pw_switch_thread(w, 0, pid[k], tid[k], ns[k] + 500, 5);
+			pw_switch_thread(w, 1, pid[k], tid[k], ns[k] + 300000,
+			                 5);
+		}
+		return;
+	}
 	if (v == v_paging) {
 		/* Alpha runs from before t0; beta from between t0 and t1. */
 		pw_switch_cpu_wide(w, 1, 0, 0, 101, 101, ns[0] - 1000, 5);

@@ -355,6 +355,13 @@ void pw_switch_cpu_wide(struct pw *w, int out, uint32_t pid, uint32_t tid,
 	pw_switch_wide(w, out, 0, pid, tid, np_pid, np_tid, time, cpu);
 }
 
+void pw_switch_thread(struct pw *w, int out, uint32_t pid, uint32_t tid,
+                      uint64_t time, uint32_t cpu)
+{
+	pw_rec_misc(w, 14, (uint16_t)(out ? 1u << 13 : 0), 8 + 32);
+	pw_trailer_of(w, pid, tid, time, cpu);
+}
+
 void pw_fork(struct pw *w, uint32_t pid, uint32_t ppid, uint64_t time,
              uint32_t cpu)
 {

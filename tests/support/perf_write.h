@@ -92,7 +92,7 @@ struct pw_spec {
  * CPU, IDENTIFIER 42), for pw_spec.extra: a COMM (with exec or not), a
  * user-mode executable MMAP2 of @file (@len bytes from offset 0) at @start,
  * a SWITCH_CPU_WIDE of @pid/@tid switching in or @out, to or from
- * @np_pid/@np_tid, and a FORK. */
+ * @np_pid/@np_tid, a FORK, and a PERF_RECORD_SWITCH. */
 void pw_comm(struct pw *w, uint32_t pid, uint32_t tid, const char *comm,
              int exec, uint64_t time, uint32_t cpu);
 void pw_mmap2_at(struct pw *w, uint32_t pid, uint64_t start, uint64_t len,
@@ -102,6 +102,9 @@ void pw_switch_cpu_wide(struct pw *w, int out, uint32_t pid, uint32_t tid,
                         uint32_t cpu);
 void pw_fork(struct pw *w, uint32_t pid, uint32_t ppid, uint64_t time,
              uint32_t cpu);
+/* A PERF_RECORD_SWITCH of @pid/@tid, in or @out (no other task named). */
+void pw_switch_thread(struct pw *w, int out, uint32_t pid, uint32_t tid,
+                      uint64_t time, uint32_t cpu);
 
 /* A recording of Intel PT (PMU type 8, attr.config 0x300e601 with
  * exclude_kernel, sample_type 0x10087, a Skylake "GenuineIntel,6,78,3",

@@ -751,6 +751,40 @@ static void test_switches(void **state)
 		expect_task(perf, 2, 750, 1, 3174, 3174);
 		expect_task(perf, 2, 799, 1, 3174, 3174);
 		expect_task(perf, 2, 800, 0, 0, 0);
+		/* The stretches the answers hold for. */
+		{
+			int32_t sp = -9, st_ = -9;
+			uint64_t from = 7, to = 7;
+
+			assert_int_equal(ptd_perf_task_span(perf, 1, 650, &sp,
+			                                    &st_, &from, &to),
+			                 1);
+			assert_int_equal(from, 601);
+			assert_int_equal(to, 700);
+			assert_int_equal(ptd_perf_task_span(perf, 1, 400, &sp,
+			                                    &st_, &from, &to),
+			                 0);
+			assert_int_equal(from, 0);
+			assert_int_equal(to, 500);
+			assert_int_equal(ptd_perf_task_span(perf, 1, 702, &sp,
+			                                    &st_, &from, &to),
+			                 1);
+			assert_int_equal(from, 702);
+			assert_int_equal(to, UINT64_MAX);
+			assert_int_equal(ptd_perf_task_span(perf, 2, 900, &sp,
+			                                    &st_, &from, &to),
+			                 0);
+			assert_int_equal(from, 800);
+			assert_int_equal(to, UINT64_MAX);
+			assert_int_equal(ptd_perf_task_span(perf, 3, 900, &sp,
+			                                    &st_, &from, &to),
+			                 0);
+			assert_int_equal(from, 0);
+			assert_int_equal(to, UINT64_MAX);
+			assert_int_equal(ptd_perf_task_span(perf, 1, 0, &sp,
+			                                    &st_, NULL, &to),
+			                 -pte_invalid);
+		}
 		/* CPUs without records. */
 		expect_task(perf, 0, 700, 0, 0, 0);
 		expect_task(perf, 3, 700, 0, 0, 0);
@@ -858,8 +892,9 @@ static void test_snapshot(void **state)
 		size_t n;
 		size_t from[3], to[3], pad[3];
 		int snapshot;
-		/* The stream: the trace from 0 to @until with @gap left out
-		 * (gap_from < gap_to), and the bytes left out. */
+		/* The stream: the trace from 0 to @until; or with a gap, from
+		 * 0 to @gap_from, an OVF, and from @gap_to to @until; and the
+		 * bytes left out. */
 		size_t until, gap_from, gap_to, repeated;
 	} cases[] = {
 	        /* Overlaps of 100 (the second snapshot has the first's
@@ -874,12 +909,21 @@ static void test_snapshot(void **state)
 	         0,
 	         0,
 	         170},
-	        /* No overlap: the ring wrapped; trace is lost. */
-	        {2, {0, 260}, {200, 378}, {0, 0}, 1, 378, 200, 260, 0},
+	        /* No overlap: the ring wrapped; trace is lost.  The
+	         * second's bytes before its first PSB (at 252) go. */
+	        {2, {0, 230}, {200, 378}, {0, 0}, 1, 378, 200, 252, 0},
+	        /* The same with no PSB in the second: nothing of it. */
+	        {2, {0, 260}, {200, 378}, {0, 0}, 1, 202, 200, 378, 0},
 	        /* perf's zero padding after the first snapshot. */
 	        {2, {0, 100}, {200, 378}, {5, 3}, 1, 378, 0, 0, 100},
 	        /* The same snapshot twice. */
 	        {2, {0, 0}, {378, 378}, {0, 0}, 1, 378, 0, 0, 378},
+	        /* The first ends 16 bytes after its last PSB: the PSB
+	         * before it is looked for (not the second's first PSB). */
+	        {2, {0, 0}, {268, 378}, {0, 0}, 1, 378, 0, 0, 268},
+	        /* The first ends inside a PSB (at 252) that the second
+	         * has whole: an overlap of 110 bytes without a PSB. */
+	        {2, {0, 150}, {260, 378}, {0, 0}, 1, 378, 0, 0, 110},
 	        /* Not snapshot mode: buffers as they are. */
 	        {2, {0, 100}, {200, 378}, {0, 0}, 0, 0, 0, 0, 0},
 	};
@@ -911,19 +955,23 @@ static void test_snapshot(void **state)
 		assert_int_equal(ptd_perf_get_stream(perf, 1, &st), 0);
 		assert_int_equal(st.idx, 4);
 		assert_int_equal(st.num_buffers, cases[c].n);
-		if (cases[c].snapshot) {
-			memcpy(want, t,
-			       cases[c].gap_to ? cases[c].gap_from
-			                       : cases[c].until);
-			nwant = cases[c].gap_to ? cases[c].gap_from
-			                        : cases[c].until;
-			if (cases[c].gap_to) {
-				memset(want + nwant, 0, cases[c].pad[0]);
-				nwant += cases[c].pad[0];
+		if (cases[c].snapshot && cases[c].gap_to) {
+			memcpy(want, t, cases[c].gap_from);
+			nwant = cases[c].gap_from;
+			memset(want + nwant, 0, cases[c].pad[0]);
+			nwant += cases[c].pad[0];
+			want[nwant++] = 0x02;
+			want[nwant++] = 0xf3;
+			if (cases[c].until > cases[c].gap_to) {
 				memcpy(want + nwant, t + cases[c].gap_to,
 				       cases[c].until - cases[c].gap_to);
 				nwant += cases[c].until - cases[c].gap_to;
 			}
+			memset(want + nwant, 0, cases[c].pad[cases[c].n - 1]);
+			nwant += cases[c].pad[cases[c].n - 1];
+		} else if (cases[c].snapshot) {
+			memcpy(want, t, cases[c].until);
+			nwant = cases[c].until;
 			/* The last snapshot's padding stays. */
 			memset(want + nwant, 0, cases[c].pad[cases[c].n - 1]);
 			nwant += cases[c].pad[cases[c].n - 1];
@@ -936,6 +984,7 @@ static void test_snapshot(void **state)
 				nwant += cases[c].pad[i];
 			}
 		}
+		assert_int_equal(st.gaps, cases[c].gap_to ? 1 : 0);
 		assert_int_equal(st.size, nwant);
 		assert_memory_equal(st.data, want, nwant);
 		assert_int_equal(st.repeated, cases[c].repeated);

@@ -45,20 +45,22 @@ void ptd_tool_perf_warnings(const struct ptd_perf *perf, const char *file,
 		        "file.\n",
 		        prog, file);
 	if (info.snapshot_mode) {
-		uint64_t repeated = 0;
+		uint64_t repeated = 0, gaps = 0;
 
 		for (size_t i = 0; i < ptd_perf_num_streams(perf); ++i) {
 			struct ptd_perf_stream st;
 
-			if (ptd_perf_get_stream(perf, i, &st) == 0)
+			if (ptd_perf_get_stream(perf, i, &st) == 0) {
 				repeated += st.repeated;
+				gaps += st.gaps;
+			}
 		}
 		fprintf(stderr,
-		        "%s: warning: %s was recorded in snapshot mode: trace "
-		        "between two snapshots that do not overlap is lost; "
-		        "%" PRIu64 " bytes that snapshots repeat are left "
-		        "out.\n",
-		        prog, file, repeated);
+		        "%s: warning: %s was recorded in snapshot mode: "
+		        "%" PRIu64 " bytes that snapshots repeat are left out, "
+		        "and trace is lost where two snapshots do not overlap "
+		        "(%" PRIu64 " place%s, an OVF in the trace).\n",
+		        prog, file, repeated, gaps, gaps == 1 ? "" : "s");
 	}
 	if (info.num_truncated)
 		fprintf(stderr,

@@ -45,9 +45,11 @@ int ptdump_perf(const struct ptdump_args *args, const char *filename,
 			       " bytes in %" PRIu64 " buffer%s",
 			       st.idx, st.cpu, st.tid, st.size, st.num_buffers,
 			       st.num_buffers == 1 ? "" : "s");
-			if (st.repeated)
-				printf(" (%" PRIu64 " repeated bytes left out)",
-				       st.repeated);
+			if (st.repeated || st.gaps)
+				printf(" (%" PRIu64 " repeated bytes left out, "
+				       "%" PRIu64 " gap%s)",
+				       st.repeated, st.gaps,
+				       st.gaps == 1 ? "" : "s");
 			putchar('\n');
 		}
 		config.begin = (uint8_t *)st.data;

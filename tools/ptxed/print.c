@@ -27,13 +27,16 @@ static char *ptxed_hex16(char *p, uint64_t v)
 }
 
 /* The time column at @p: the TSC @time in 16 hex digits, or with --perf:time
- * perf time in seconds with nine decimals (as `perf script --ns`). */
+ * perf time in seconds with nine decimals (as `perf script --ns`); before
+ * the first time (0), the hex digits. */
 static char *ptxed_time_col(char *p, const struct ptxed_options *options,
                             uint64_t time)
 {
 	uint64_t ns;
 
-	if (options->perf_time && options->have_perf_tc &&
+	/* (Time 0: no time yet, which perf time would make a huge
+	 * number.) */
+	if (options->perf_time && options->have_perf_tc && time &&
 	    ptd_perf_tsc_to_ns(&ns, &options->perf_tc, time) == 0)
 		return p + sprintf(p, "%" PRIu64 ".%09" PRIu64,
 		                   ns / 1000000000u, ns % 1000000000u);

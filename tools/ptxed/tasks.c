@@ -138,13 +138,19 @@ static struct pt_image *ptxed_task_image(struct ptxed_tasks *tasks, int32_t pid,
 		        "missing.\n",
 		        tasks->prog, tasks->file, to.missing,
 		        to.missing == 1 ? "" : "s", pid, to.first_missing);
+	else if (!added && known && !era)
+		fprintf(stderr,
+		        "%s: warning: %s: process %" PRId32
+		        " has code maps, but none from before its first fork "
+		        "or exec in the recording, when it runs here.\n",
+		        tasks->prog, tasks->file, pid);
 	else if (!added && known)
 		fprintf(stderr,
 		        "%s: warning: %s: process %" PRId32
-		        " has code maps, but none then (era %" PRIu32
-		        ": after its %s fork or exec).\n",
-		        tasks->prog, tasks->file, pid, era,
-		        era == 1 ? "first" : "latest");
+		        " has code maps, but none after its fork or exec "
+		        "number %" PRIu32 " in the recording, when it runs "
+		        "here.\n",
+		        tasks->prog, tasks->file, pid, era);
 	if (tasks->verbose)
 		fprintf(stderr,
 		        "%s: process %" PRId32 ", era %" PRIu32
@@ -180,16 +186,21 @@ static const char *ptxed_task_name(const struct ptd_perf *perf, int32_t pid,
 		}
 		if (by_tid || by_pid)
 			return by_tid ? by_tid : by_pid;
+		/* (The latest fork of @pid up to @time: pids are used
+		 * again.) */
+		uint64_t when = 0;
+
 		for (size_t i = 0; i < ptd_perf_num_tasks(perf); ++i) {
 			struct ptd_perf_task t;
 
 			if (ptd_perf_get_task(perf, i, &t) == 0 && !t.exit &&
-			    t.pid == pid && t.ppid != pid) {
+			    t.pid == pid && t.ppid != pid && t.time <= time &&
+			    (parent < 0 || t.time >= when)) {
 				parent = t.ppid;
-				time = t.time;
-				break;
+				when = t.time;
 			}
 		}
+		time = when;
 		if (parent < 0)
 			break;
 		pid = parent;
@@ -284,7 +295,7 @@ static void ptxed_tasks_at(struct ptxed_tasks *tasks,
                            const struct ptxed_options *options, uint64_t tsc,
                            enum ptxed_tasks_how how)
 {
-	uint64_t ns = 0;
+	uint64_t ns = 0, from = 0, to = UINT64_MAX;
 	int32_t pid = -1, tid = -1;
 	int known;
 
@@ -292,18 +303,29 @@ static void ptxed_tasks_at(struct ptxed_tasks *tasks,
 		ptxed_tasks_untimed(tasks, decoder, options);
 		return;
 	}
-	known = ptd_perf_task_at(tasks->perf, tasks->cpu, ns, &pid, &tid);
-	if (how == ptxed_at_resync && tasks->have_cur) {
-		int32_t p2, t2, p3, t3;
+	known = ptd_perf_task_span(tasks->perf, tasks->cpu, ns, &pid, &tid,
+	                           &from, &to);
+	if (how == ptxed_at_resync && tasks->have_cur &&
+	    (known != 1 || ns - from < ptxed_tasks_margin ||
+	     to - ns <= ptxed_tasks_margin))
+		/* Near a switch (no record within the margin either side),
+		 * or not known: keep the task. */
+		return;
+	if (!known && how == ptxed_at_boundary && to != UINT64_MAX &&
+	    to - ns <= ptxed_tasks_margin) {
+		/* After a switch out that names no task (PERF_RECORD_SWITCH
+		 * of a traced thread): a task's tracing starts before its
+		 * switch in is recorded, so the next record, if it is near,
+		 * names the task. */
+		int32_t npid = -1, ntid = -1;
+		uint64_t nfrom, nto;
 
-		/* The same process away from switches, on both sides. */
-		if (known != 1 || ns < ptxed_tasks_margin ||
-		    ptd_perf_task_at(tasks->perf, tasks->cpu,
-		                     ns - ptxed_tasks_margin, &p2, &t2) != 1 ||
-		    ptd_perf_task_at(tasks->perf, tasks->cpu,
-		                     ns + ptxed_tasks_margin, &p3, &t3) != 1 ||
-		    p2 != pid || p3 != pid)
-			return;
+		if (ptd_perf_task_span(tasks->perf, tasks->cpu, to, &npid,
+		                       &ntid, &nfrom, &nto) > 0) {
+			pid = npid;
+			tid = ntid;
+			known = 1;
+		}
 	}
 	if (known < 1) {
 		/* The switches do not say: keep the task. */

@@ -13,13 +13,14 @@
  *  - at the first synchronization, and at every enable event (tracing
  *    starts or comes back) and paging event (a CR3 change, with kernel
  *    tracing), by the time of the event, inside a context switch too (the
- *    next task's tracing starts, and its page tables are loaded, in there);
+ *    next task's tracing starts, and its page tables are loaded, in
+ *    there), and after a switch out that names no task, the next record's
+ *    task if it comes within ptxed_tasks_margin;
  *  - at a later synchronization and after an overflow, where a turn may
- *    have been missed, only if the switches name the same process
- *    ptxed_tasks_margin before and after that time too: near a switch the
- *    trace can be either task's (on the corpus recording a task's tracing
- *    starts before its switch in is recorded and stops after its switch out
- *    is).
+ *    have been missed, only if no switch lies within ptxed_tasks_margin
+ *    either side: near a switch the trace can be either task's (on the
+ *    corpus recording a task's tracing starts before its switch in is
+ *    recorded and stops after its switch out is).
  *
  * Without a time (a trace without TSC, or before its first) the task is not
  * known: ptxed then keeps the image it has, or at first takes the process
