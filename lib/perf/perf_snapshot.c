@@ -166,7 +166,8 @@ int ptd_perf_snapshot_streams(struct ptd_perf *perf)
 	for (size_t s = 0; s < perf->num_streams; ++s) {
 		struct ptd_perf_stream *st = &perf->streams[s];
 		const struct ptd_perf_buffer *prev = NULL;
-		uint64_t start = at;
+		/* Where the bytes taken from @prev began in it. */
+		uint64_t start = at, prev_from = 0;
 
 		for (size_t i = 0; i < perf->num_buffers; ++i) {
 			const struct ptd_perf_buffer *b = &perf->buffers[i];
@@ -182,7 +183,13 @@ int ptd_perf_snapshot_streams(struct ptd_perf *perf)
 				 * ends, less its padding (which may lie inside
 				 * a packet that this one finishes). */
 				if (skip) {
-					at -= prev->size - prev_end;
+					uint64_t pad = prev->size - prev_end;
+
+					/* (Only as far as @prev's bytes were
+					 * taken: a repeated one was not.) */
+					if (pad > prev->size - prev_from)
+						pad = prev->size - prev_from;
+					at -= pad;
 					st->repeated += skip;
 				} else {
 					/* Trace was lost between them: an OVF
@@ -198,6 +205,7 @@ int ptd_perf_snapshot_streams(struct ptd_perf *perf)
 			       (size_t)(b->size - skip));
 			at += b->size - skip;
 			prev = b;
+			prev_from = skip;
 		}
 		st->data = perf->snap_trace + start;
 		st->size = at - start;

@@ -299,13 +299,16 @@ static void pw_switches(struct pw *w)
 	pw_task(w, 1, 3175, 3174, 3176, 3174, 900);
 }
 
-/* A user-mode, executable MMAP2 of @file at @start in process @pid. */
-static void pw_mmap2(struct pw *w, uint32_t pid, uint64_t start, uint64_t len,
-                     const char *file)
+/* A user-mode, executable MMAP2 of @file (@len bytes from offset 0) at
+ * @start in process @pid, with a full sample_id trailer (@time, @cpu) if
+ * @trailer. */
+static void pw_mmap2_rec(struct pw *w, uint32_t pid, uint64_t start,
+                         uint64_t len, const char *file, int trailer,
+                         uint64_t time, uint32_t cpu)
 {
 	size_t flen = (strlen(file) + 1 + 7) / 8 * 8;
 
-	pw_rec_misc(w, 10, 2, (uint16_t)(72 + flen));
+	pw_rec_misc(w, 10, 2, (uint16_t)(72 + flen + (trailer ? 32 : 0)));
 	pw_u32(w, pid);
 	pw_u32(w, pid);
 	pw_u64(w, start);
@@ -315,6 +318,15 @@ static void pw_mmap2(struct pw *w, uint32_t pid, uint64_t start, uint64_t len,
 	pw_u32(w, 5);   /* PROT_READ | PROT_EXEC */
 	pw_u32(w, 2);   /* MAP_PRIVATE */
 	pw_str(w, file);
+	if (trailer)
+		pw_trailer_of(w, pid, pid, time, cpu);
+}
+
+/* The same without a trailer. */
+static void pw_mmap2(struct pw *w, uint32_t pid, uint64_t start, uint64_t len,
+                     const char *file)
+{
+	pw_mmap2_rec(w, pid, start, len, file, 0, 0, 0);
 }
 
 void pw_comm(struct pw *w, uint32_t pid, uint32_t tid, const char *comm,
@@ -333,19 +345,7 @@ void pw_comm(struct pw *w, uint32_t pid, uint32_t tid, const char *comm,
 void pw_mmap2_at(struct pw *w, uint32_t pid, uint64_t start, uint64_t len,
                  const char *file, uint64_t time, uint32_t cpu)
 {
-	size_t flen = (strlen(file) + 1 + 7) / 8 * 8;
-
-	pw_rec_misc(w, 10, 2, (uint16_t)(72 + flen + 32));
-	pw_u32(w, pid);
-	pw_u32(w, pid);
-	pw_u64(w, start);
-	pw_u64(w, len);
-	pw_u64(w, 0);
-	pw_zero(w, 24); /* maj, min, ino, ino_generation */
-	pw_u32(w, 5);   /* PROT_READ | PROT_EXEC */
-	pw_u32(w, 2);   /* MAP_PRIVATE */
-	pw_str(w, file);
-	pw_trailer_of(w, pid, pid, time, cpu);
+	pw_mmap2_rec(w, pid, start, len, file, 1, time, cpu);
 }
 
 void pw_switch_cpu_wide(struct pw *w, int out, uint32_t pid, uint32_t tid,
