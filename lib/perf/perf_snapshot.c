@@ -127,8 +127,14 @@ uint64_t ptd_perf_snapshot_overlap(const uint8_t *prev, uint64_t prev_size,
 	 * (its TSC among them), so that the search does not stop at the
 	 * later snapshot's first PSB by itself. */
 	last = psb = snap_last_psb(prev, end);
-	while (psb < end && psb && end - psb < ptd_snap_chunk)
-		psb = snap_last_psb(prev, psb);
+	while (psb < end && end - psb < ptd_snap_chunk) {
+		uint64_t before = snap_last_psb(prev, psb);
+
+		/* (None before it: snap_last_psb() gives its end, @psb.) */
+		if (before >= psb)
+			break;
+		psb = before;
+	}
 	if (psb < end && end - psb >= ptd_snap_chunk) {
 		at = snap_find(cur, cur_size, prev + psb, end - psb);
 		if (at < cur_size)

@@ -1004,6 +1004,40 @@ static void test_snapshot(void **state)
 	}
 }
 
+/* A snapshot whose only PSB has fewer than 32 bytes after it, and none
+ * before it: no overlap is looked for from it (and the search ends). */
+static void test_snapshot_short_tail(void **state)
+{
+	static const size_t from[2] = {110, 120}, to[2] = {150, 378};
+	struct pw_spec s = pw_good;
+	struct ptd_perf *perf;
+	struct ptd_perf_stream st;
+	uint8_t t[378];
+	struct pw w;
+
+	(void)state;
+	snap_trace(t);
+	s.trace = t;
+	s.trace_size = sizeof(t);
+	s.trace_idx = 4;
+	s.snapshot = 1;
+	s.num_snaps = 2;
+	s.snap_from = from;
+	s.snap_to = to;
+	w = pw_write_file(&s);
+	assert_int_equal(parse_n(&w, w.n, &perf, NULL), 0);
+	assert_int_equal(ptd_perf_get_stream(perf, 1, &st), 0);
+	assert_int_equal(st.gaps, 1);
+	assert_int_equal(st.repeated, 0);
+	/* The first, an OVF, the second from its first PSB (T's at 126). */
+	assert_int_equal(st.size, 40 + 2 + (378 - 126));
+	assert_memory_equal(st.data, t + 110, 40);
+	assert_memory_equal(st.data + 40, "\x02\xf3", 2);
+	assert_memory_equal(st.data + 42, t + 126, 378 - 126);
+	ptd_perf_free(perf);
+	free(w.b);
+}
+
 static void test_read_file(void **state)
 {
 	struct pw w = pw_write_file(&pw_good);
@@ -1077,6 +1111,7 @@ int main(void)
 	        cmocka_unit_test(test_sideband),
 	        cmocka_unit_test(test_switches),
 	        cmocka_unit_test(test_snapshot),
+	        cmocka_unit_test(test_snapshot_short_tail),
 	        cmocka_unit_test(test_read_file),
 	        cmocka_unit_test(test_arguments),
 	};
