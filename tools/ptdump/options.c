@@ -86,6 +86,11 @@ static const char *const ptdump_help_text[] = {
         "                            --cpu override it; ptdecode extension).",
         "  --perf:aux <idx>          as --perf, only AUX area <idx>, without",
         "                            a heading (ptdecode extension).",
+        "  --perf:sideband           <ptfile> is a perf.data file: print its",
+        "                            memory maps, process names, context",
+        "                            switches, forks and exits in time order",
+        "                            instead of the trace (ptdecode "
+        "extension).",
         "  <ptfile>[:<from>[-<to>]]  the raw trace (- for standard input); "
         "with",
         "                            a range, only the bytes from offset "
@@ -321,6 +326,9 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 			args->given |= ptd_tool_given_ebx;
 		} else if (strcmp(arg, "--perf") == 0) {
 			args->perf = 1;
+		} else if (strcmp(arg, "--perf:sideband") == 0) {
+			args->perf = 1;
+			args->perf_sideband = 1;
 		} else if (strcmp(arg, "--perf:aux") == 0) {
 			if (ptdump_option_number(&value, UINT32_MAX, &idx, argc,
 			                         argv, prog, err) < 0)

@@ -77,6 +77,8 @@ struct ptdump_args {
 	/* --perf: the file is a perf.data file; dump the trace of every AUX
 	 * area (@perf_aux -1) or of AUX area @perf_aux (--perf:aux). */
 	uint32_t perf : 1;
+	/* --perf:sideband: the file's sideband instead of its trace. */
+	uint32_t perf_sideband : 1;
 	int64_t perf_aux;
 
 	/* The trace argument as given: <file>[:<from>[-<to>]]. */

@@ -23,6 +23,7 @@
 #include "input.h"
 #include "options.h"
 #include "perf.h"
+#include "perf_sideband.h"
 #include "timing.h"
 
 #include "ptdecode/ptdecode.h"
@@ -77,7 +78,10 @@ int main(int argc, char *argv[])
 			ptdump_trace_fini(&trace);
 			return 1;
 		}
-		status = ptdump_perf(&args, trace.filename, prog, &time_diag);
+		status = args.perf_sideband
+		                 ? ptdump_perf_sideband(trace.filename, prog)
+		                 : ptdump_perf(&args, trace.filename, prog,
+		                               &time_diag);
 		ptdump_trace_fini(&trace);
 		ptdump_timing_summary(time_diag, prog, stderr);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
