@@ -142,6 +142,18 @@ else
 	echo "ok: --perf:time"
 fi
 
+# ... and before the trace's first time (no TSC at all here) the hex TSC 0,
+# not perf time's conversion of 0.
+"$ptxed" --perf:images --perf:time --time --perf "$dir/tasks-notsc.data:5" \
+	>"$dir/out" 2>/dev/null
+if [ "$(sed -n 2p "$dir/out")" != "0000000000000000  0000000000400000  nop" ]; then
+	echo "FAIL: --perf:time without a time:"
+	head -3 "$dir/out"
+	fail=1
+else
+	echo "ok: --perf:time without a time"
+fi
+
 # --perf:tasks without task images says so.
 "$ptxed" --perf:tasks --perf "$dir/tasks.data:5" >/dev/null 2>"$dir/err"
 if ! grep -q -- '--perf:tasks prints nothing' "$dir/err"; then
