@@ -22,6 +22,8 @@
 
 #include "perf_int.h"
 
+#include "packet/pkt_sync.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,24 +42,13 @@ enum {
 	ptd_snap_chunk = 32
 };
 
-/* Whether a PSB starts at @p (@n bytes left). */
-static int snap_is_psb(const uint8_t *p, uint64_t n)
-{
-	if (n < ptd_snap_psb_size)
-		return 0;
-	for (unsigned i = 0; i < ptd_snap_psb_size; i += 2)
-		if (p[i] != 0x02 || p[i + 1] != 0x82)
-			return 0;
-	return 1;
-}
-
-/* The offset of the last PSB in @buf[0..@n), or @n if there is none. */
+/* The offset of the last PSB that lies whole in @buf[0..@n), or @n if there
+ * is none (the packet layer's search, which the decoders use). */
 static uint64_t snap_last_psb(const uint8_t *buf, uint64_t n)
 {
-	for (uint64_t i = n; i-- > 0;)
-		if (buf[i] == 0x02 && snap_is_psb(buf + i, n - i))
-			return i;
-	return n;
+	const uint8_t *psb = ptd_sync_backward(buf + n, buf, buf + n);
+
+	return psb ? (uint64_t)(psb - buf) : n;
 }
 
 /* The first offset where @needle[0..@k) occurs in @hay[0..@n), or @n (in
@@ -107,17 +98,14 @@ uint64_t ptd_perf_snapshot_overlap(const uint8_t *prev, uint64_t prev_size,
                                    uint64_t *prev_end, uint64_t *first_psb)
 {
 	uint64_t psb, last, end = prev_size, at, first, limit, k;
+	const uint8_t *cur_psb;
 
 	/* perf's padding is no trace: the later snapshot need not have it. */
 	for (unsigned i = 0; i < ptd_snap_pad && end && !prev[end - 1]; ++i)
 		end -= 1;
 	*prev_end = end;
-	first = cur_size;
-	for (uint64_t i = 0; i < cur_size; ++i)
-		if (cur[i] == 0x02 && snap_is_psb(cur + i, cur_size - i)) {
-			first = i;
-			break;
-		}
+	cur_psb = ptd_sync_forward(cur, cur, cur + cur_size);
+	first = cur_psb ? (uint64_t)(cur_psb - cur) : cur_size;
 	*first_psb = first;
 	if (!end || !cur_size)
 		return 0;

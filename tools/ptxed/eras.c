@@ -112,8 +112,8 @@ void ptxed_eras_free(struct ptxed_eras *eras)
 	free(eras);
 }
 
-/* The first start of @pid at or after index 0, and the number of @pid's
- * starts at or before @key. */
+/* The number of @pid's starts at or before @key; *@first (may be NULL):
+ * the index of its first start. */
 static uint32_t ptxed_eras_count(const struct ptxed_eras *eras, int32_t pid,
                                  uint64_t key, size_t *first)
 {
@@ -150,6 +150,28 @@ uint32_t ptxed_eras_at(const struct ptxed_eras *eras, int32_t pid,
 	                        NULL);
 }
 
+/* The start of era @era (from 1) of @pid, or NULL for era 0. */
+static const struct ptxed_era *ptxed_eras_start(const struct ptxed_eras *eras,
+                                                int32_t pid, uint32_t era)
+{
+	size_t first;
+	uint32_t n = ptxed_eras_count(eras, pid, UINT64_MAX, &first);
+
+	return (era && era <= n) ? &eras->starts[first + era - 1] : NULL;
+}
+
+int32_t ptxed_eras_forked_from(const struct ptxed_eras *eras, int32_t pid,
+                               uint64_t time, uint64_t *fork_time)
+{
+	const struct ptxed_era *e =
+	        ptxed_eras_start(eras, pid, ptxed_eras_at(eras, pid, time));
+
+	if (!e || e->ppid < 0)
+		return -1;
+	*fork_time = eras->by_time ? e->key : UINT64_MAX;
+	return e->ppid;
+}
+
 /* Add the code of map @m; returns 1 if added, 0 if its file cannot be
  * read. */
 static int ptxed_add_map(const struct ptd_perf_mmap *m,
@@ -183,20 +205,15 @@ static int ptxed_add_era(const struct ptxed_eras *eras, int32_t pid,
                          unsigned depth, size_t *known)
 {
 	const struct ptd_perf *perf = eras->perf;
-	size_t first;
+	const struct ptxed_era *e = ptxed_eras_start(eras, pid, era);
 	int added = 0;
 
 	/* An era a fork began starts with the parent's maps then. */
-	ptxed_eras_count(eras, pid, 0, &first);
-	if (era && depth && first + era - 1 < eras->num_starts) {
-		const struct ptxed_era *e = &eras->starts[first + era - 1];
-
-		if (e->pid == pid && e->ppid >= 0)
-			added += ptxed_add_era(
-			        eras, e->ppid,
-			        ptxed_eras_count(eras, e->ppid, e->key, NULL),
-			        e->key, to, depth - 1, NULL);
-	}
+	if (e && e->ppid >= 0 && depth)
+		added += ptxed_add_era(
+		        eras, e->ppid,
+		        ptxed_eras_count(eras, e->ppid, e->key, NULL), e->key,
+		        to, depth - 1, NULL);
 	for (size_t i = 0; i < ptd_perf_num_mmaps(perf); ++i) {
 		struct ptd_perf_mmap m;
 		uint64_t key;

@@ -34,6 +34,12 @@ void ptxed_eras_free(struct ptxed_eras *eras);
 uint32_t ptxed_eras_at(const struct ptxed_eras *eras, int32_t pid,
                        uint64_t time);
 
+/* The parent whose fork made process @pid, if a fork began the era @pid is
+ * in at perf time @time (-1 otherwise: an exec began it, or it is era 0);
+ * *@fork_time: the time of that fork. */
+int32_t ptxed_eras_forked_from(const struct ptxed_eras *eras, int32_t pid,
+                               uint64_t time, uint64_t *fork_time);
+
 /* How an era's memory maps go into an image. */
 struct ptxed_maps_to {
 	struct pt_image_section_cache *iscache;

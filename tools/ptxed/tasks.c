@@ -166,12 +166,14 @@ static struct pt_image *ptxed_task_image(struct ptxed_tasks *tasks, int32_t pid,
 /* The name of thread @tid (or else of process @pid) at perf time @time; a
  * process that a fork made and that has no name of its own has its
  * parent's. */
-static const char *ptxed_task_name(const struct ptd_perf *perf, int32_t pid,
+static const char *ptxed_task_name(const struct ptxed_tasks *tasks, int32_t pid,
                                    int32_t tid, uint64_t time)
 {
+	const struct ptd_perf *perf = tasks->perf;
+
 	for (unsigned depth = 0; depth <= ptxed_name_depth; ++depth) {
 		const char *by_tid = NULL, *by_pid = NULL;
-		int32_t parent = -1;
+		int32_t parent;
 
 		for (size_t i = 0; i < ptd_perf_num_comms(perf); ++i) {
 			struct ptd_perf_comm c;
@@ -186,21 +188,9 @@ static const char *ptxed_task_name(const struct ptd_perf *perf, int32_t pid,
 		}
 		if (by_tid || by_pid)
 			return by_tid ? by_tid : by_pid;
-		/* (The latest fork of @pid up to @time: pids are used
+		/* (The fork that began its era then: pids are used
 		 * again.) */
-		uint64_t when = 0;
-
-		for (size_t i = 0; i < ptd_perf_num_tasks(perf); ++i) {
-			struct ptd_perf_task t;
-
-			if (ptd_perf_get_task(perf, i, &t) == 0 && !t.exit &&
-			    t.pid == pid && t.ppid != pid && t.time <= time &&
-			    (parent < 0 || t.time >= when)) {
-				parent = t.ppid;
-				when = t.time;
-			}
-		}
-		time = when;
+		parent = ptxed_eras_forked_from(tasks->eras, pid, time, &time);
 		if (parent < 0)
 			break;
 		pid = parent;
@@ -210,15 +200,15 @@ static const char *ptxed_task_name(const struct ptd_perf *perf, int32_t pid,
 }
 
 /* "[task <pid>/<tid>: <name>]", or without a thread "[task <pid>: <name>]". */
-static void ptxed_print_task(const struct ptd_perf *perf, int32_t pid,
+static void ptxed_print_task(const struct ptxed_tasks *tasks, int32_t pid,
                              int32_t tid, uint64_t ns)
 {
 	if (tid < 0)
 		printf("[task %" PRId32 ": %s]\n", pid,
-		       ptxed_task_name(perf, pid, tid, ns));
+		       ptxed_task_name(tasks, pid, tid, ns));
 	else
 		printf("[task %" PRId32 "/%" PRId32 ": %s]\n", pid, tid,
-		       ptxed_task_name(perf, pid, tid, ns));
+		       ptxed_task_name(tasks, pid, tid, ns));
 }
 
 /* Give @decoder the image of era @era of @pid (thread @tid) at perf time
@@ -234,7 +224,7 @@ static void ptxed_tasks_take(struct ptxed_tasks *tasks,
 
 	if (tasks->have_cur && tasks->cur_pid == pid && tasks->cur_era == era) {
 		if (tasks->cur_tid != tid && print)
-			ptxed_print_task(tasks->perf, pid, tid, ns);
+			ptxed_print_task(tasks, pid, tid, ns);
 		tasks->cur_tid = tid;
 		return;
 	}
@@ -252,7 +242,7 @@ static void ptxed_tasks_take(struct ptxed_tasks *tasks,
 	tasks->cur_tid = tid;
 	tasks->cur_era = era;
 	if (print)
-		ptxed_print_task(tasks->perf, pid, tid, ns);
+		ptxed_print_task(tasks, pid, tid, ns);
 }
 
 /* No time: keep the task, or at first take the traced process. */
