@@ -35,8 +35,8 @@ struct ptxed_tasks {
 	int have_cur;
 	int32_t cur_pid, cur_tid;
 	uint32_t cur_era;
-	/* Said that a time was missing. */
-	int warned_time;
+	/* Said that the task is not known. */
+	int warned_unknown;
 	int verbose;
 	const char *file, *prog;
 };
@@ -245,31 +245,31 @@ static void ptxed_tasks_take(struct ptxed_tasks *tasks,
 		ptxed_print_task(tasks, pid, tid, ns);
 }
 
-/* No time: keep the task, or at first take the traced process. */
-static void ptxed_tasks_untimed(struct ptxed_tasks *tasks,
+/* No task known (@timed: the trace has a time there, but no switch says;
+ * else it has none): keep the task, or at first take the traced process,
+ * and say so once. */
+static void ptxed_tasks_unknown(struct ptxed_tasks *tasks,
                                 struct ptxed_decoder *decoder,
-                                const struct ptxed_options *options)
+                                const struct ptxed_options *options, int timed)
 {
 	if (tasks->have_cur)
 		return;
-	if (!tasks->warned_time) {
-		tasks->warned_time = 1;
+	if (!tasks->warned_unknown) {
+		tasks->warned_unknown = 1;
+		fprintf(stderr,
+		        "%s: warning: %s: %s where decoding starts: the "
+		        "context switches cannot tell which task runs; ",
+		        tasks->prog, tasks->file,
+		        timed ? "no switch of the CPU comes before the trace's "
+		                "time"
+		              : "the trace has no time");
 		if (tasks->fallback_pid >= 0)
 			fprintf(stderr,
-			        "%s: warning: %s: the trace has no time where "
-			        "decoding starts: the context switches cannot "
-			        "tell which task runs; the code of process "
-			        "%" PRId32 ", which the AUX area traced, is "
-			        "used.\n",
-			        tasks->prog, tasks->file, tasks->fallback_pid);
+			        "the code of process %" PRId32 ", which the "
+			        "AUX area traced, is used.\n",
+			        tasks->fallback_pid);
 		else
-			fprintf(stderr,
-			        "%s: warning: %s: the trace has no time where "
-			        "decoding starts: the context switches cannot "
-			        "tell which task runs, and no process's code "
-			        "is "
-			        "loaded.\n",
-			        tasks->prog, tasks->file);
+			fprintf(stderr, "no process's code is loaded.\n");
 	}
 	if (tasks->fallback_pid >= 0)
 		ptxed_tasks_take(tasks, decoder, options, tasks->fallback_pid,
@@ -290,7 +290,7 @@ static void ptxed_tasks_at(struct ptxed_tasks *tasks,
 	int known;
 
 	if (ptd_perf_tsc_to_ns(&ns, &tasks->tc, tsc) < 0) {
-		ptxed_tasks_untimed(tasks, decoder, options);
+		ptxed_tasks_unknown(tasks, decoder, options, 0);
 		return;
 	}
 	known = ptd_perf_task_span(tasks->perf, tasks->cpu, ns, &pid, &tid,
@@ -319,7 +319,7 @@ static void ptxed_tasks_at(struct ptxed_tasks *tasks,
 	}
 	if (known < 1) {
 		/* The switches do not say: keep the task. */
-		ptxed_tasks_untimed(tasks, decoder, options);
+		ptxed_tasks_unknown(tasks, decoder, options, 1);
 		return;
 	}
 	ptxed_tasks_take(tasks, decoder, options, pid, tid,
@@ -342,7 +342,7 @@ void ptxed_tasks_sync(struct ptxed_tasks *tasks, struct ptxed_decoder *decoder,
 		err = pt_blk_time(decoder->variant.block, &tsc, &lost_mtc,
 		                  &lost_cyc);
 	if (err < 0) {
-		ptxed_tasks_untimed(tasks, decoder, options);
+		ptxed_tasks_unknown(tasks, decoder, options, 0);
 		return;
 	}
 	ptxed_tasks_at(tasks, decoder, options, tsc,
@@ -364,7 +364,7 @@ void ptxed_tasks_event(struct ptxed_tasks *tasks, struct ptxed_decoder *decoder,
 			ptxed_tasks_at(tasks, decoder, options, event->tsc,
 			               ptxed_at_boundary);
 		else
-			ptxed_tasks_untimed(tasks, decoder, options);
+			ptxed_tasks_unknown(tasks, decoder, options, 0);
 		break;
 	case ptev_overflow:
 		if (event->has_tsc)
