@@ -12,6 +12,9 @@
 #include "ptdecode/ptdecode.h"
 
 #include "perf_write.h"
+#ifdef PTD_HAVE_ZSTD
+#include "perf_zstd_write.h"
+#endif
 
 #include <stdint.h>
 #include <stdio.h>
@@ -597,8 +600,33 @@ static void perf_seeds(const char *dir)
 		w = seeds[i].pipe ? pw_write_pipe(&spec) : pw_write_file(&spec);
 		memset(&o, 0, sizeof(o));
 		put(&o, w.b, w.n);
-		free(w.b);
 		write_file(dir, "fuzz_perf", seeds[i].name, &o);
+#ifdef PTD_HAVE_ZSTD
+		/* (The switches' files with their sideband compressed as
+		 * `perf record -z` does: frames of 37 bytes of records cut
+		 * into compressed records of 11 bytes; COMPRESSED2 records
+		 * of whole frames of 64 bytes.) */
+		if (spec.switches) {
+			struct pz_spec z = {
+			        .push = 37, .rec_max = 11, .level = 1};
+			struct pw c;
+
+			if (seeds[i].pipe) {
+				z.push = 64;
+				z.rec_max = 0;
+				z.compressed2 = 1;
+			}
+			c = pz_compress_file(w.b, w.n, &z);
+			memset(&o, 0, sizeof(o));
+			put(&o, c.b, c.n);
+			free(c.b);
+			write_file(dir, "fuzz_perf",
+			           seeds[i].pipe ? "seed-pipe-zstd2"
+			                         : "seed-file-zstd",
+			           &o);
+		}
+#endif
+		free(w.b);
 	}
 }
 

@@ -27,3 +27,8 @@ target_include_directories(fuzz_flow_batch_replay PRIVATE
 # The generator of the seed corpora: fuzz_gen_seeds fuzz/corpus
 add_executable(fuzz_gen_seeds ${PROJECT_SOURCE_DIR}/fuzz/gen_seeds.c)
 target_link_libraries(fuzz_gen_seeds PRIVATE ptdecode_obj ptd_perf_write)
+# With zstd it also writes seeds with compressed sideband.
+if(PTD_HAVE_ZSTD)
+  target_link_libraries(fuzz_gen_seeds PRIVATE ptd_perf_zstd_write)
+  target_compile_definitions(fuzz_gen_seeds PRIVATE PTD_HAVE_ZSTD)
+endif()

@@ -4,7 +4,7 @@
 set -eu
 
 packages="build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev \
-libcmocka-dev libipt-dev libzydis-dev nasm python3 groff-base"
+libcmocka-dev libipt-dev libzydis-dev libzstd-dev nasm python3 groff-base"
 
 missing=""
 for p in $packages; do

@@ -162,7 +162,9 @@ struct ptd_perf_info {
 	struct pt_cpu cpu;
 
 	/** The number of AUXTRACE records (trace buffers), of trace bytes in
-	 * them, and of compressed records skipped. */
+	 * them, and of compressed records (PERF_RECORD_COMPRESSED and
+	 * COMPRESSED2: `perf record -z` compresses the sideband, never the
+	 * trace). */
 	uint64_t num_buffers, trace_bytes, num_compressed;
 
 	/** The number of PERF_RECORD_AUX records with the TRUNCATED flag: the
@@ -172,6 +174,12 @@ struct ptd_perf_info {
 
 	/** 1 for the pipe format (`perf record -o -`). */
 	uint8_t pipe;
+
+	/** 1 if the file has compressed records and ptdecode was built
+	 * without zstd: the sideband in them (memory maps, process names,
+	 * switches, ...) was skipped.  Where ptdecode has zstd, the
+	 * compressed sideband is read as if it were not compressed. */
+	uint8_t compressed_skipped;
 
 	/** 1 if the header's data size is 0: `perf record` did not finish
 	 * (killed, out of space).  The records were read to the end of the

@@ -87,10 +87,14 @@ struct ptd_perf_run {
 };
 
 /* A sideband record that ptd_perf_take_sideband() decodes: its offset in
- * the file, size and type. */
+ * the file, or with @kept in the records kept from the compressed sideband;
+ * its size and type; and its place in the file for the record's
+ * file_offset and for messages (for a record of the compressed sideband,
+ * the offset of the compressed record it begins in). */
 struct ptd_perf_side {
-	uint64_t at, size;
+	uint64_t at, size, file_at;
 	uint32_t type;
+	int kept;
 };
 
 /* How the records' sample_id trailers are laid out: each attribute's
@@ -157,13 +161,42 @@ int ptd_perf_snapshot_streams(struct ptd_perf *perf);
 /* Sort the switches into @perf's runs.  Returns 0 or -pte_nomem. */
 int ptd_perf_build_runs(struct ptd_perf *perf);
 
-/* Decode the sideband records @side[0..@n) of the file @buf into @perf's
- * mmaps and comms, with their times where @layout tells where they are.
- * Returns 0, -pte_nomem, or -pte_bad_file for a record too short for its
- * fields and trailer, with @diag set. */
+/* Decode the sideband records @side[0..@n) of the file @buf (or of @kept,
+ * where they say so) into @perf's mmaps and comms, with their times where
+ * @layout tells where they are.  Returns 0, -pte_nomem, or -pte_bad_file
+ * for a record too short for its fields and trailer, with @diag set. */
 int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
+                           const uint8_t *kept,
                            const struct ptd_perf_side *side, size_t n,
                            const struct ptd_perf_layout *layout,
                            struct ptd_perf_diag *diag);
+
+/* The decompression of the compressed sideband (perf_zstd.c): one zstd
+ * stream over the payloads of the compressed records in file order. */
+struct ptd_perf_unzip;
+
+/* Take whole records from the @n decompressed bytes at @bytes: store in
+ * *@used how many bytes the records taken fill (a record that does not end
+ * within @n is left for the next call).  Returns 0 or a negative error. */
+typedef int ptd_perf_unzip_take_fn(void *ctx, const uint8_t *bytes, size_t n,
+                                   size_t *used);
+
+/* Start a stream that may expand to at most @limit bytes.  Returns 0,
+ * -pte_nomem, or -pte_not_supported if ptdecode was built without zstd. */
+int ptd_perf_unzip_new(struct ptd_perf_unzip **out, uint64_t limit);
+void ptd_perf_unzip_free(struct ptd_perf_unzip *z);
+
+/* Decompress the payload @data of @len bytes, handing the records to @take
+ * as they come.  Returns 0, @take's error, or -pte_bad_file with *@why
+ * saying what is wrong with the compressed data. */
+int ptd_perf_unzip_feed(struct ptd_perf_unzip *z, const uint8_t *data,
+                        size_t len, ptd_perf_unzip_take_fn *take, void *ctx,
+                        const char **why);
+
+/* The bytes decompressed and not taken (the start of a record). */
+size_t ptd_perf_unzip_left(const struct ptd_perf_unzip *z);
+
+/* 1 if ptdecode was built with zstd, else 0. */
+int ptd_perf_unzip_available(void);
 
 #endif /* PTD_PERF_INT_H */

@@ -80,8 +80,17 @@ struct perf_parse {
 	uint32_t *id_attr;
 	size_t num_ids, cap_ids;
 
+	/* The sideband records of the compressed records (perf_zstd.c),
+	 * copied out of the decompression's window: @num_kept bytes. */
+	struct ptd_perf_unzip *unzip;
+	uint8_t *kept;
+	size_t num_kept, cap_kept;
+	/* The offset of the compressed record being read, and of the last
+	 * one whose payload a record began in. */
+	uint64_t unzip_at, unzip_begun_at;
+
 	uint64_t num_compressed, num_truncated;
-	int pipe, incomplete;
+	int pipe, incomplete, compressed_skipped;
 };
 
 PTD_PRINTF_PERF(4, 5)
@@ -276,7 +285,7 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 }
 
 static int perf_add_side(struct perf_parse *p, uint64_t at, uint64_t size,
-                         uint32_t type)
+                         uint32_t type, uint64_t file_at, int kept)
 {
 	if (p->num_side == p->cap_side) {
 		size_t cap = p->cap_side ? 2 * p->cap_side : 64;
@@ -290,9 +299,36 @@ static int perf_add_side(struct perf_parse *p, uint64_t at, uint64_t size,
 	}
 	p->side[p->num_side].at = at;
 	p->side[p->num_side].size = size;
+	p->side[p->num_side].file_at = file_at;
 	p->side[p->num_side].type = type;
+	p->side[p->num_side].kept = kept;
 	p->num_side += 1;
 	return 0;
+}
+
+/* Keep the sideband record @r of @size bytes and @type, from the compressed
+ * sideband of the record at @file_at. */
+static int perf_keep_side(struct perf_parse *p, const uint8_t *r, uint64_t size,
+                          uint32_t type, uint64_t file_at)
+{
+	if (size > p->cap_kept - p->num_kept) {
+		size_t cap = p->cap_kept ? p->cap_kept : 4096;
+		uint8_t *kept;
+
+		while (size > cap - p->num_kept) {
+			if (cap > SIZE_MAX / 2)
+				return -pte_nomem;
+			cap *= 2;
+		}
+		kept = realloc(p->kept, cap);
+		if (!kept)
+			return -pte_nomem;
+		p->kept = kept;
+		p->cap_kept = cap;
+	}
+	memcpy(p->kept + p->num_kept, r, (size_t)size);
+	p->num_kept += (size_t)size;
+	return perf_add_side(p, p->num_kept - size, size, type, file_at, 1);
 }
 
 static int perf_add_buffer(struct perf_parse *p, uint64_t rec, uint64_t size)
@@ -321,6 +357,154 @@ static int perf_add_buffer(struct perf_parse *p, uint64_t rec, uint64_t size)
 	buf->file_offset = rec + size;
 	/* (data is set when the trace is copied.) */
 	return 0;
+}
+
+/* A record of the compressed sideband: keep what ptd_perf_take_sideband()
+ * reads, count truncated AUX areas.  (perf writes AUXTRACE records and the
+ * header's records itself, never through the compressed ring buffers.) */
+static int perf_inner_record(struct perf_parse *p, const uint8_t *r,
+                             uint32_t type, uint64_t size)
+{
+	switch (type) {
+	case ptd_perf_rec_mmap:
+	case ptd_perf_rec_mmap2:
+	case ptd_perf_rec_comm:
+	case ptd_perf_rec_exit:
+	case ptd_perf_rec_fork:
+	case ptd_perf_rec_itrace_start:
+	case ptd_perf_rec_switch:
+	case ptd_perf_rec_switch_cpu_wide:
+		return perf_keep_side(p, r, size, type, p->unzip_begun_at);
+
+	case ptd_perf_rec_aux:
+		if (size >= 32 && (ptd_le64(r + 24) & ptd_perf_aux_truncated))
+			p->num_truncated += 1;
+		return 0;
+
+	case ptd_perf_rec_auxtrace:
+	case ptd_perf_rec_header_tracing_data:
+		/* Their data would follow them in the stream. */
+		return perf_fail(p->diag, -pte_not_supported, p->unzip_begun_at,
+		                 "a record of type %u inside the compressed "
+		                 "sideband of the record at %llu (perf "
+		                 "writes none there)",
+		                 (unsigned)type,
+		                 (unsigned long long)p->unzip_begun_at);
+
+	default:
+		return 0;
+	}
+}
+
+/* ptd_perf_unzip_take_fn for perf_compressed(): the whole records of the
+ * decompressed bytes @b[0..@n). */
+static int perf_take_inner(void *ctx, const uint8_t *b, size_t n, size_t *used)
+{
+	struct perf_parse *p = ctx;
+	size_t off = 0;
+
+	while (n - off >= 8) {
+		uint32_t type = ptd_le32(b + off);
+		uint64_t size = (uint64_t)b[off + 6] | (uint64_t)b[off + 7]
+		                                               << 8;
+		int err;
+
+		if (size < 8)
+			return perf_fail(
+			        p->diag, -pte_bad_file, p->unzip_begun_at,
+			        "a record of type %u with a size of "
+			        "%llu bytes (at least 8) in the "
+			        "compressed sideband of the record at "
+			        "%llu",
+			        (unsigned)type, (unsigned long long)size,
+			        (unsigned long long)p->unzip_begun_at);
+		if (size > n - off)
+			break;
+		err = perf_inner_record(p, b + off, type, size);
+		if (err < 0)
+			return err;
+		off += (size_t)size;
+		/* The next record begins in the record being read. */
+		p->unzip_begun_at = p->unzip_at;
+	}
+	*used = off;
+	return 0;
+}
+
+/* The compressed record (COMPRESSED or COMPRESSED2, @type) at @at of @size
+ * bytes: its payload goes on the sideband's zstd stream.  Without zstd, the
+ * sideband in it is skipped (info.compressed_skipped). */
+static int perf_compressed(struct perf_parse *p, uint64_t at, uint32_t type,
+                           uint64_t size)
+{
+	const uint8_t *r = p->buf + at;
+	const uint8_t *data = r + 8;
+	uint64_t len = size - 8;
+	const char *why = NULL;
+	int err;
+
+	if (type == ptd_perf_rec_compressed2) {
+		/* {u64 data_size, data[], padding to 8 bytes}. */
+		if (size < 16)
+			return perf_fail(p->diag, -pte_bad_file, at,
+			                 "a COMPRESSED2 record of %llu bytes "
+			                 "(at least 16)",
+			                 (unsigned long long)size);
+		len = ptd_le64(r + 8);
+		data = r + 16;
+		if (len > size - 16)
+			return perf_fail(p->diag, -pte_bad_file, at,
+			                 "a COMPRESSED2 record of %llu bytes "
+			                 "with %llu bytes of data",
+			                 (unsigned long long)size,
+			                 (unsigned long long)len);
+	}
+	if (p->compressed_skipped)
+		return 0;
+	if (!p->unzip) {
+		/* The stream may expand to 256 times the file's size and
+		 * 64 MiB more (perf's sideband shrinks to a half to a tenth;
+		 * this bounds the memory a crafted file can ask for). */
+		uint64_t limit =
+		        (p->size < (UINT64_C(1) << 48) ? p->size * 256
+		                                       : UINT64_MAX / 2) +
+		        (UINT64_C(64) << 20);
+
+		err = ptd_perf_unzip_new(&p->unzip, limit);
+		if (err == -pte_not_supported) {
+			p->compressed_skipped = 1;
+			return 0;
+		}
+		if (err < 0)
+			return err;
+		p->unzip_begun_at = at;
+	}
+	p->unzip_at = at;
+	if (!ptd_perf_unzip_left(p->unzip))
+		p->unzip_begun_at = at;
+	err = ptd_perf_unzip_feed(p->unzip, data, (size_t)len, perf_take_inner,
+	                          p, &why);
+	if (err < 0 && why)
+		return perf_fail(p->diag, err, at,
+		                 "the compressed sideband does not decompress "
+		                 "(zstd: %s)",
+		                 why);
+	return err;
+}
+
+/* After the last record: the compressed sideband must not end inside a
+ * record (unless `perf record` did not finish). */
+static int perf_unzip_end(struct perf_parse *p)
+{
+	size_t left = ptd_perf_unzip_left(p->unzip);
+
+	if (!left || p->incomplete)
+		return 0;
+	return perf_fail(p->diag, -pte_bad_file, p->unzip_begun_at,
+	                 "the compressed sideband ends inside a record: %zu "
+	                 "bytes of it, begun in the compressed record at "
+	                 "%llu",
+	                 left, (unsigned long long)p->unzip_begun_at);
 }
 
 /* One record at @at of @size bytes (its header checked); *@next is where
@@ -442,7 +626,7 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 	case ptd_perf_rec_itrace_start:
 	case ptd_perf_rec_switch:
 	case ptd_perf_rec_switch_cpu_wide:
-		return perf_add_side(p, at, size, type);
+		return perf_add_side(p, at, size, type, at, 0);
 
 	case ptd_perf_rec_aux:
 		/* {aux_offset, aux_size, flags}: a full AUX area lost
@@ -454,7 +638,7 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 	case ptd_perf_rec_compressed:
 	case ptd_perf_rec_compressed2:
 		p->num_compressed += 1;
-		return 0;
+		return perf_compressed(p, at, type, size);
 
 	default:
 		return 0;
@@ -732,6 +916,8 @@ int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
 	}
 	if (err >= 0)
 		err = perf_records(&p, begin, end);
+	if (err >= 0)
+		err = perf_unzip_end(&p);
 	if (err >= 0 && !p.info_at)
 		err = perf_fail(diag, -pte_bad_config, 0,
 		                "no Intel PT trace: the file has no "
@@ -749,6 +935,7 @@ int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
 	if (err >= 0) {
 		perf_take_cpuid(perf, &p);
 		perf->info.num_compressed = p.num_compressed;
+		perf->info.compressed_skipped = (uint8_t)p.compressed_skipped;
 		perf->info.num_truncated = p.num_truncated;
 		perf->info.pipe = (uint8_t)p.pipe;
 		perf->info.incomplete = (uint8_t)p.incomplete;
@@ -774,14 +961,17 @@ int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
 			layout.num_ids = p.num_ids;
 			layout.sample_id_all =
 			        (int)(p.attrs[0].flags >> 18 & 1);
-			err = ptd_perf_take_sideband(perf, p.buf, p.side,
-			                             p.num_side, &layout, diag);
+			err = ptd_perf_take_sideband(perf, p.buf, p.kept,
+			                             p.side, p.num_side,
+			                             &layout, diag);
 			free(types);
 		}
 	}
 	free(p.attrs);
 	free(p.buffers);
 	free(p.side);
+	free(p.kept);
+	ptd_perf_unzip_free(p.unzip);
 	free(p.ids);
 	free(p.id_attr);
 	if (err < 0) {

@@ -160,7 +160,15 @@ static uint64_t sb_fixed(uint32_t type)
 	}
 }
 
+/* Where the record @side lies: in the file @buf or in @kept. */
+static const uint8_t *sb_record(const uint8_t *buf, const uint8_t *kept,
+                                const struct ptd_perf_side *side)
+{
+	return (side->kept ? kept : buf) + side->at;
+}
+
 int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
+                           const uint8_t *kept,
                            const struct ptd_perf_side *side, size_t n,
                            const struct ptd_perf_layout *layout,
                            struct ptd_perf_diag *diag)
@@ -171,20 +179,22 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 
 	/* Check every record and size the arrays and the strings. */
 	for (size_t i = 0; i < n; ++i) {
+		const uint8_t *r = sb_record(buf, kept, &side[i]);
 		uint64_t fixed = sb_fixed(side[i].type);
-		struct ptd_perf_trailer tr = ptd_perf_record_trailer(
-		        layout, buf + side[i].at, side[i].size);
+		struct ptd_perf_trailer tr =
+		        ptd_perf_record_trailer(layout, r, side[i].size);
 
 		if (side[i].size < fixed + tr.size)
-			return sb_fail(diag, side[i].at, sb_name(side[i].type),
-			               side[i].size, fixed + tr.size);
+			return sb_fail(diag, side[i].file_at,
+			               sb_name(side[i].type), side[i].size,
+			               fixed + tr.size);
 		if (ptd_perf_task_fixed(side[i].type)) {
 			ptd_perf_count_task(side[i].type, &nswitches, &ntasks);
 			continue;
 		}
-		strings += sb_strnlen(buf + side[i].at + fixed,
-		                      side[i].size - fixed - tr.size) +
-		           1;
+		strings +=
+		        sb_strnlen(r + fixed, side[i].size - fixed - tr.size) +
+		        1;
 		if (side[i].type == ptd_perf_rec_comm)
 			ncomms += 1;
 		else
@@ -210,7 +220,7 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 		return err;
 
 	for (size_t i = 0; i < n; ++i) {
-		const uint8_t *r = buf + side[i].at;
+		const uint8_t *r = sb_record(buf, kept, &side[i]);
 		uint64_t fixed = sb_fixed(side[i].type);
 		struct ptd_perf_trailer tr =
 		        ptd_perf_record_trailer(layout, r, side[i].size);
@@ -225,7 +235,7 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 
 		if (ptd_perf_task_fixed(side[i].type)) {
 			ptd_perf_take_task(perf, r, side[i].size, side[i].type,
-			                   &tr, side[i].at);
+			                   &tr, side[i].file_at);
 			continue;
 		}
 		len = sb_strnlen(r + fixed, side[i].size - fixed - tr.size);
@@ -244,7 +254,7 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 			c->exec = (misc & ptd_misc_comm_exec) ? 1 : 0;
 			c->have_time = have_time;
 			c->time = time;
-			c->file_offset = side[i].at;
+			c->file_offset = side[i].file_at;
 			continue;
 		}
 		{
@@ -260,7 +270,7 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 			m->cpumode = (uint8_t)(misc & ptd_misc_cpumode);
 			m->have_time = have_time;
 			m->time = time;
-			m->file_offset = side[i].at;
+			m->file_offset = side[i].file_at;
 			if (side[i].type == ptd_perf_rec_mmap2) {
 				m->mmap2 = 1;
 				m->prot = ptd_le32(r + 64);

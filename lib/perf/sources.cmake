@@ -5,4 +5,5 @@ list(APPEND PTD_LAYER_SOURCES
   perf_sideband.c
   perf_tasks.c
   perf_snapshot.c
+  perf_zstd.c
 )

@@ -457,8 +457,14 @@ static void pw_data(struct pw *w, const struct pw_spec *s)
 	}
 	pw_auxtrace(w, s, pw_trace_a, sizeof(pw_trace_a), 0, 1, 1);
 	if (s->compressed) {
-		pw_rec(w, 81, 16);
-		pw_u64(w, 0);
+		/* A zstd frame of no bytes (magic, a single-segment frame
+		 * header of content size 0, one empty last raw block), padded
+		 * as perf pads. */
+		static const uint8_t empty[9] = {0x28, 0xb5, 0x2f, 0xfd, 0x20,
+		                                 0x00, 0x01, 0x00, 0x00};
+
+		pw_rec(w, 81, 8 + 9);
+		pw_put(w, empty, 9);
 	}
 	pw_auxtrace(w, s, pw_trace_b, sizeof(pw_trace_b), 0, 0, 0);
 	pw_auxtrace(w, s, pw_trace_c, sizeof(pw_trace_c), 16, 1, 1);

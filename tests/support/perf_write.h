@@ -29,7 +29,8 @@ struct pw_spec {
 	const char *filter;
 	/* The CPUID feature (NULL: none). */
 	const char *cpuid;
-	/* Records to add: a second AUXTRACE_INFO, a compressed record. */
+	/* Records to add: a second AUXTRACE_INFO, a compressed record (an
+	 * empty zstd frame). */
 	int second_info, compressed;
 	/* The intel_pt attribute's type (8 matches priv[0]). */
 	uint32_t attr_type;

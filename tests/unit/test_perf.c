@@ -19,6 +19,11 @@
 #include "ptdecode/ptdecode.h"
 
 #include "perf_write.h"
+#ifdef PTD_HAVE_ZSTD
+#include "perf_zstd_write.h"
+
+#include <zstd.h>
+#endif
 
 /* ---- Checks ------------------------------------------------------------ */
 
@@ -249,6 +254,11 @@ static void test_filter_compressed(void **state)
 	assert_int_equal(ptd_perf_get_info(perf, &info), 0);
 	assert_string_equal(info.filter, "filter main @ /bin/ls");
 	assert_int_equal(info.num_compressed, 1);
+#ifdef PTD_HAVE_ZSTD
+	assert_int_equal(info.compressed_skipped, 0);
+#else
+	assert_int_equal(info.compressed_skipped, 1);
+#endif
 	assert_int_equal(info.num_buffers, 3);
 	ptd_perf_free(perf);
 	free(w.b);
@@ -1038,6 +1048,284 @@ static void test_snapshot_short_tail(void **state)
 	free(w.b);
 }
 
+#ifdef PTD_HAVE_ZSTD
+/* @a and @b (the same recording, @b's sideband compressed, file @wb) give
+ * the same sideband, trace and settings; the compressed records' file
+ * offsets name compressed records of @wb. */
+static void check_same(const struct ptd_perf *a, const struct ptd_perf *b,
+                       const struct pw *wb)
+{
+	struct ptd_perf_info ia, ib;
+	size_t i;
+
+	assert_int_equal(ptd_perf_get_info(a, &ia), 0);
+	assert_int_equal(ptd_perf_get_info(b, &ib), 0);
+	assert_int_equal(ia.num_compressed, 0);
+	assert_true(ib.num_compressed > 0);
+	assert_int_equal(ib.compressed_skipped, 0);
+	assert_int_equal(ia.num_buffers, ib.num_buffers);
+	assert_int_equal(ia.trace_bytes, ib.trace_bytes);
+	assert_int_equal(ia.num_truncated, ib.num_truncated);
+	assert_int_equal(ia.config, ib.config);
+	assert_int_equal(ia.have_sched_switch, ib.have_sched_switch);
+
+	assert_int_equal(ptd_perf_num_mmaps(a), ptd_perf_num_mmaps(b));
+	for (i = 0; i < ptd_perf_num_mmaps(a); ++i) {
+		struct ptd_perf_mmap x, y;
+
+		assert_int_equal(ptd_perf_get_mmap(a, i, &x), 0);
+		assert_int_equal(ptd_perf_get_mmap(b, i, &y), 0);
+		assert_string_equal(x.filename, y.filename);
+		assert_true(wb->b[y.file_offset] == 81 ||
+		            wb->b[y.file_offset] == 83);
+		x.filename = y.filename = NULL;
+		x.file_offset = y.file_offset = 0;
+		assert_memory_equal(&x, &y, sizeof(x));
+	}
+	assert_int_equal(ptd_perf_num_comms(a), ptd_perf_num_comms(b));
+	for (i = 0; i < ptd_perf_num_comms(a); ++i) {
+		struct ptd_perf_comm x, y;
+
+		assert_int_equal(ptd_perf_get_comm(a, i, &x), 0);
+		assert_int_equal(ptd_perf_get_comm(b, i, &y), 0);
+		assert_string_equal(x.comm, y.comm);
+		x.comm = y.comm = NULL;
+		x.file_offset = y.file_offset = 0;
+		assert_memory_equal(&x, &y, sizeof(x));
+	}
+	assert_int_equal(ptd_perf_num_switches(a), ptd_perf_num_switches(b));
+	for (i = 0; i < ptd_perf_num_switches(a); ++i) {
+		struct ptd_perf_switch x, y;
+
+		assert_int_equal(ptd_perf_get_switch(a, i, &x), 0);
+		assert_int_equal(ptd_perf_get_switch(b, i, &y), 0);
+		x.file_offset = y.file_offset = 0;
+		assert_memory_equal(&x, &y, sizeof(x));
+	}
+	assert_int_equal(ptd_perf_num_tasks(a), ptd_perf_num_tasks(b));
+	for (i = 0; i < ptd_perf_num_tasks(a); ++i) {
+		struct ptd_perf_task x, y;
+
+		assert_int_equal(ptd_perf_get_task(a, i, &x), 0);
+		assert_int_equal(ptd_perf_get_task(b, i, &y), 0);
+		x.file_offset = y.file_offset = 0;
+		assert_memory_equal(&x, &y, sizeof(x));
+	}
+	for (int32_t cpu = 0; cpu < 3; ++cpu)
+		for (uint64_t t = 0; t < 1000; t += 50) {
+			int32_t pa = 0, ta = 0, pb = 0, tb = 0;
+
+			assert_int_equal(ptd_perf_task_at(a, cpu, t, &pa, &ta),
+			                 ptd_perf_task_at(b, cpu, t, &pb, &tb));
+			assert_int_equal(pa, pb);
+			assert_int_equal(ta, tb);
+		}
+	for (i = 0;; ++i) {
+		struct ptd_perf_stream x, y;
+		int err = ptd_perf_get_stream(a, i, &x);
+
+		assert_int_equal(ptd_perf_get_stream(b, i, &y), err);
+		if (err < 0)
+			break;
+		assert_int_equal(x.size, y.size);
+		assert_memory_equal(x.data, y.data, x.size);
+	}
+}
+
+/* `perf record -z`: the sideband in zstd frames that span compressed records,
+ * records that span frames and compressed records, COMPRESSED and
+ * COMPRESSED2, in the file and the pipe format. */
+static void test_compressed(void **state)
+{
+	static const struct pz_spec how[] = {
+	        {.level = 1},
+	        {.compressed2 = 1, .level = 3},
+	        {.push = 37, .rec_max = 11, .level = 1},
+	        {.push = 1, .rec_max = 5, .compressed2 = 1, .level = 1},
+	        {.push = 200, .rec_max = 3, .compressed2 = 1, .level = 5},
+	        {.push = 64, .rec_max = 4096, .level = 19},
+	        {.push = 37, .level = 1, .feature = 1},
+	};
+
+	(void)state;
+	for (int variant = 0; variant < 4; ++variant)
+		for (size_t k = 0; k < sizeof(how) / sizeof(how[0]); ++k) {
+			struct pw_spec s = pw_good;
+			struct ptd_perf *a, *b;
+			struct pw w, z;
+
+			s.sideband = 1;
+			s.switches = 1;
+			s.mixed_types = variant == 2;
+			s.truncated_aux = variant == 3;
+			w = variant == 1 ? pw_write_pipe(&s)
+			                 : pw_write_file(&s);
+			z = pz_compress_file(w.b, w.n, &how[k]);
+			assert_int_equal(parse_n(&w, w.n, &a, NULL), 0);
+			assert_int_equal(parse_n(&z, z.n, &b, NULL), 0);
+			check_same(a, b, &z);
+			ptd_perf_free(a);
+			ptd_perf_free(b);
+			free(w.b);
+			free(z.b);
+		}
+}
+
+/* A file of pw_good's with @rec (@n bytes) after its records: the place of
+ * @rec is returned in *@at. */
+static struct pw with_record(const uint8_t *rec, size_t n, size_t *at)
+{
+	struct pw_spec s = pw_good;
+	struct pw w = pw_write_pipe(&s);
+
+	*at = w.n;
+	pw_put(&w, rec, n);
+	return w;
+}
+
+/* COMPRESSED records holding the @n bytes @plain as one zstd frame (in
+ * pieces of up to 60000 bytes). */
+static struct pw zrecord(const void *plain, size_t n)
+{
+	struct pw r = {0};
+	size_t cap = ZSTD_compressBound(n);
+	uint8_t *c = malloc(cap);
+	size_t len;
+
+	assert_non_null(c);
+	len = ZSTD_compress(c, cap, plain, n, 1);
+	assert_false(ZSTD_isError(len));
+	for (size_t at = 0; at < len; at += 60000) {
+		size_t k = len - at < 60000 ? len - at : 60000;
+
+		pw_u32(&r, 81);
+		pw_u32(&r, (uint32_t)(8 + k) << 16);
+		pw_put(&r, c + at, k);
+	}
+	free(c);
+	return r;
+}
+
+/* Broken compressed sideband: each gives an error at the compressed
+ * record's offset. */
+static void test_compressed_bad(void **state)
+{
+	struct ptd_perf *perf;
+	struct ptd_perf_diag diag;
+	struct pw w, r;
+	uint8_t rec[64] = {0};
+	size_t at;
+
+	(void)state;
+	/* Not zstd. */
+	r.b = NULL;
+	r.n = r.cap = 0;
+	pw_u32(&r, 81);
+	pw_u32(&r, 24u << 16);
+	pw_put(&r, "not zstd at all!", 16);
+	w = with_record(r.b, r.n, &at);
+	expect_error(&w, -pte_bad_file, at);
+	assert_int_equal(parse_n(&w, w.n, &perf, &diag), -pte_bad_file);
+	assert_non_null(strstr(diag.message, "zstd"));
+	free(w.b);
+	free(r.b);
+
+	/* A COMMAND record of 48 bytes cut after 20 (type 3, size 48). */
+	rec[0] = 3;
+	rec[7] = 0;
+	rec[6] = 48;
+	r = zrecord(rec, 20);
+	w = with_record(r.b, r.n, &at);
+	assert_int_equal(parse_n(&w, w.n, &perf, &diag), -pte_bad_file);
+	assert_int_equal(diag.offset, at);
+	assert_non_null(strstr(diag.message, "ends inside a record"));
+	free(w.b);
+	free(r.b);
+
+	/* A record of size 4 inside. */
+	rec[6] = 4;
+	r = zrecord(rec, 16);
+	w = with_record(r.b, r.n, &at);
+	expect_error(&w, -pte_bad_file, at);
+	free(w.b);
+	free(r.b);
+
+	/* An AUXTRACE record inside. */
+	rec[0] = 71;
+	rec[6] = 48;
+	r = zrecord(rec, 48);
+	w = with_record(r.b, r.n, &at);
+	expect_error(&w, -pte_not_supported, at);
+	free(w.b);
+	free(r.b);
+
+	/* A COMPRESSED2 record whose data_size is larger than it. */
+	r.b = NULL;
+	r.n = r.cap = 0;
+	pw_u32(&r, 83);
+	pw_u32(&r, 24u << 16);
+	pw_u64(&r, 9);
+	pw_u64(&r, 0);
+	w = with_record(r.b, r.n, &at);
+	expect_error(&w, -pte_bad_file, at);
+	free(w.b);
+	free(r.b);
+
+	/* Sideband that expands beyond 256 times the file and 64 MiB: a zstd
+	 * frame (a 128 KiB window, no content size) of 1000 RLE blocks of
+	 * 128 KiB of 0x40 bytes, which are records of type 0x40404040 and
+	 * 0x4040 bytes, in 4 KiB. */
+	{
+		struct pw f = {0};
+		static const uint8_t head[] = {0x28, 0xb5, 0x2f,
+		                               0xfd, 0x00, 0x38};
+
+		pw_put(&f, head, sizeof(head));
+		for (unsigned i = 0; i < 1000; ++i) {
+			uint32_t bh = (uint32_t)(128 * 1024) << 3 | 1u << 1 |
+			              (i == 999 ? 1u : 0u);
+			uint8_t block[4] = {(uint8_t)bh, (uint8_t)(bh >> 8),
+			                    (uint8_t)(bh >> 16), 0x40};
+
+			pw_put(&f, block, sizeof(block));
+		}
+		r.b = NULL;
+		r.n = r.cap = 0;
+		pw_u32(&r, 81);
+		pw_u32(&r, (uint32_t)(8 + f.n) << 16);
+		pw_put(&r, f.b, f.n);
+		free(f.b);
+		w = with_record(r.b, r.n, &at);
+		assert_int_equal(parse_n(&w, w.n, &perf, &diag), -pte_bad_file);
+		assert_int_equal(diag.offset, at);
+		assert_non_null(strstr(diag.message, "limit"));
+		free(w.b);
+		free(r.b);
+	}
+
+	/* What decompresses to whole records is read: the same 64-byte
+	 * records, 1 MiB of them. */
+	{
+		size_t n = (size_t)1 << 20;
+		uint8_t *big = malloc(n);
+
+		assert_non_null(big);
+		for (size_t i = 0; i < n; i += 64) {
+			memset(big + i, 0, 64);
+			big[i] = 9;
+			big[i + 6] = 64;
+		}
+		r = zrecord(big, n);
+		free(big);
+		w = with_record(r.b, r.n, &at);
+		assert_int_equal(parse_n(&w, w.n, &perf, &diag), 0);
+		ptd_perf_free(perf);
+		free(w.b);
+		free(r.b);
+	}
+}
+#endif /* PTD_HAVE_ZSTD */
+
 static void test_read_file(void **state)
 {
 	struct pw w = pw_write_file(&pw_good);
@@ -1112,6 +1400,10 @@ int main(void)
 	        cmocka_unit_test(test_switches),
 	        cmocka_unit_test(test_snapshot),
 	        cmocka_unit_test(test_snapshot_short_tail),
+#ifdef PTD_HAVE_ZSTD
+	        cmocka_unit_test(test_compressed),
+	        cmocka_unit_test(test_compressed_bad),
+#endif
 	        cmocka_unit_test(test_read_file),
 	        cmocka_unit_test(test_arguments),
 	};

@@ -118,6 +118,7 @@ int ptdump_perf_sideband(const char *filename, const char *prog)
 		        diag.offset, diag.message);
 		return 1;
 	}
+	ptd_tool_perf_warnings(perf, filename, prog);
 	cap = ptd_perf_num_mmaps(perf) + ptd_perf_num_comms(perf) +
 	      ptd_perf_num_switches(perf) + ptd_perf_num_tasks(perf);
 	entries = calloc(cap ? cap : 1, sizeof(*entries));

@@ -1,0 +1,85 @@
+#!/bin/sh
+# The corpus recording with its sideband compressed as `perf record -z`
+# does (tests/support/pz_compress), four ways: one zstd frame per run of
+# records; frames of 100 bytes of records (records span compressed
+# records); frames cut into compressed records of 7 bytes (blocks span
+# them too); COMPRESSED2 records.  ptdump --perf:sideband, ptdump --perf
+# and ptxed --perf:images --perf:tasks on each AUX area must print what
+# they print for the file as perf wrote it.  Where perf is installed, it
+# must read the first two as well, to the same sideband records (so the
+# compressed files are perf's format, not only ptdecode's).
+#
+# usage: check-perf-zstd.sh <pz_compress> <ptdump> <ptxed> <perf.data>
+# Exit status 0, 1 on a difference, 77 if the file is absent.
+set -u
+pz=$1 ptdump=$2 ptxed=$3 file=$4
+if [ ! -f "$file" ]; then
+	echo "skipped: $file is absent"
+	exit 77
+fi
+out=$(mktemp -d) || exit 1
+trap 'rm -rf "$out"' EXIT
+fail=0
+
+# What the tools print for @1, into files @2.*.
+run() {
+	"$ptdump" --perf:sideband "$1" >"$2.sideband" 2>&1 || echo "status $?" >>"$2.sideband"
+	"$ptdump" --perf "$1" >"$2.dump" 2>&1 || echo "status $?" >>"$2.dump"
+	for idx in 0 3; do
+		"$ptxed" --perf:images --perf:tasks --no-inst --perf "$1:$idx" \
+			>"$2.ptxed$idx" 2>&1 || echo "status $?" >>"$2.ptxed$idx"
+	done
+}
+
+run "$file" "$out/orig"
+# The file's name is in the tools' messages: compare with it replaced.
+for f in "$out"/orig.*; do
+	sed "s|$file|FILE|g" "$f" >"$f.n"
+done
+n=0
+for how in "0 0 0 1 1" "100 0 0 3 1" "100 7 0 1 0" "64 0 1 1 0"; do
+	n=$((n + 1))
+	z="$out/z$n.data"
+	# shellcheck disable=SC2086
+	if ! "$pz" "$file" "$z" $how >"$out/pz"; then
+		echo "FAIL: pz_compress $how"
+		fail=1
+		continue
+	fi
+	run "$z" "$out/z$n"
+	for part in sideband dump ptxed0 ptxed3; do
+		sed "s|$z|FILE|g" "$out/z$n.$part" >"$out/z$n.$part.n"
+		if ! cmp -s "$out/orig.$part.n" "$out/z$n.$part.n"; then
+			echo "FAIL: compressed ($how): $part differs:"
+			diff "$out/orig.$part.n" "$out/z$n.$part.n" | head -20
+			fail=1
+		fi
+	done
+	# Every record of the kernel's is compressed: the corpus file has 249
+	# (224 of the kinds ptdecode reads, 10 AUX, 15 samples).
+	case $(cat "$out/pz") in
+	"249 records in "*) ;;
+	*)
+		echo "FAIL: compressed ($how): $(cat "$out/pz"), not 249 records"
+		fail=1
+		;;
+	esac
+	echo "ok: compressed ($how): $(cat "$out/pz"), the tools' output unchanged"
+	case $how in *" 1") ;; *) continue ;; esac
+	if command -v perf >/dev/null 2>&1; then
+		for f in "$file" "$z"; do
+			perf report -D -i "$f" 2>/dev/null |
+				grep -E 'PERF_RECORD_(MMAP|COMM|SWITCH|FORK|EXIT|ITRACE|AUX )' |
+				sed 's/^.*\]: //' >"$f.perf"
+		done
+		if [ ! -s "$file.perf" ] || ! cmp -s "$file.perf" "$z.perf"; then
+			echo "FAIL: perf reads compressed ($how) otherwise"
+			diff "$file.perf" "$z.perf" | head -10
+			fail=1
+		else
+			echo "ok: perf report -D reads the same $(wc -l <"$z.perf") sideband records"
+		fi
+		rm -f "$file.perf"
+	fi
+done
+exit $fail

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* pz_compress: write a perf.data file with its sideband compressed as
+ * `perf record -z` does (perf_zstd_write.h), for the tests on the corpus
+ * recording (tests/corpora/check-perf-zstd.sh).
+ *
+ * usage: pz_compress <in> <out> [push [rec_max [compressed2 [level
+ *        [feature]]]]]
+ * Prints "<n> records in <m> compressed records".  Exit status 0, or 1
+ * with a message. */
+#include "perf_zstd_write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long pz_arg(int argc, char **argv, int i, long def)
+{
+	return i < argc ? strtol(argv[i], NULL, 0) : def;
+}
+
+int main(int argc, char **argv)
+{
+	struct pz_spec z;
+	struct pw in = {0}, out;
+	size_t nrec = 0, ncomp = 0;
+	uint8_t chunk[65536];
+	size_t n;
+	FILE *f;
+
+	if (argc < 3) {
+		fprintf(stderr,
+		        "usage: %s <in> <out> [push [rec_max [compressed2 "
+		        "[level [feature]]]]]\n",
+		        argv[0]);
+		return 1;
+	}
+	z.push = (size_t)pz_arg(argc, argv, 3, 0);
+	z.rec_max = (size_t)pz_arg(argc, argv, 4, 0);
+	z.compressed2 = (int)pz_arg(argc, argv, 5, 0);
+	z.level = (int)pz_arg(argc, argv, 6, 1);
+	z.feature = (int)pz_arg(argc, argv, 7, 0);
+	z.num_records = &nrec;
+	z.num_compressed = &ncomp;
+
+	f = fopen(argv[1], "rb");
+	if (!f) {
+		perror(argv[1]);
+		return 1;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		pw_put(&in, chunk, n);
+	fclose(f);
+	if (in.n < 16 || memcmp(in.b, "PERFILE2", 8) != 0) {
+		fprintf(stderr, "%s: %s: not a perf.data file\n", argv[0],
+		        argv[1]);
+		free(in.b);
+		return 1;
+	}
+	out = pz_compress_file(in.b, in.n, &z);
+	free(in.b);
+	f = fopen(argv[2], "wb");
+	if (!f || fwrite(out.b, 1, out.n, f) != out.n || fclose(f) != 0) {
+		perror(argv[2]);
+		free(out.b);
+		return 1;
+	}
+	free(out.b);
+	printf("%zu records in %zu compressed records\n", nrec, ncomp);
+	return 0;
+}
