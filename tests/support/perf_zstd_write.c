@@ -183,9 +183,12 @@ struct pw pz_compress_file(const uint8_t *b, size_t n, const struct pz_spec *z)
 			if (pz_le64(ids) >= old_end)
 				pw_set_u64(ids, pz_le64(ids) + delta);
 		}
+		/* (@delta may be "negative": unsigned arithmetic, then
+		 * the pointer.) */
 		for (unsigned i = 0; i < nfeat; ++i) {
-			uint8_t *e = out.b + old_end + delta -
-			             (z->feature ? 16 : 0) + 16 * i;
+			uint64_t at = old_end + delta -
+			              (z->feature ? 16u : 0u) + 16u * i;
+			uint8_t *e = out.b + (size_t)at;
 
 			pw_set_u64(e, pz_le64(e) + delta);
 		}
