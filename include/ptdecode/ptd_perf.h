@@ -104,8 +104,16 @@ extern pt_export int ptd_perf_parse(struct ptd_perf **perf, const void *buf,
 
 /** ptd_perf_parse() of the file at @path ("-" for standard input).  A
  * regular file is mapped rather than read, so the memory it takes is about
- * its trace's size.  Returns ptd_perf_parse()'s errors, and -pte_bad_file
- * (with the reason in @diag) if the file cannot be read. */
+ * its trace's size.  A directory is the format of `perf record --threads`:
+ * its file "data" is read, and then the records of its files data.0,
+ * data.1, ... (perf's threads' ring buffers and AUX areas, each file's
+ * compressed sideband a zstd stream of its own), as if they followed the
+ * data file's records (info.dir_files counts them); an error in one of
+ * them names it ("data.2: ...") with @diag's offset in it.  The file
+ * offsets of such a recording (file_offset of buffers, maps, ...) count
+ * through the files one after the other: "data", then data.0, data.1, ...
+ * Returns ptd_perf_parse()'s errors, and -pte_bad_file (with the reason in
+ * @diag) if a file cannot be read. */
 extern pt_export int ptd_perf_read(struct ptd_perf **perf, const char *path,
                                    struct ptd_perf_diag *diag);
 
@@ -174,6 +182,11 @@ struct ptd_perf_info {
 
 	/** 1 for the pipe format (`perf record -o -`). */
 	uint8_t pipe;
+
+	/** For the directory of `perf record --threads`: the number of its
+	 * data.<n> files, whose records were read after those of its data
+	 * file (0 for a single file). */
+	uint32_t dir_files;
 
 	/** 1 if the file has compressed records and ptdecode was built
 	 * without zstd: the sideband in them (memory maps, process names,

@@ -171,6 +171,25 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
                            const struct ptd_perf_layout *layout,
                            struct ptd_perf_diag *diag);
 
+/* More records of the same recording after the file: [@begin, @end) of the
+ * buffer (the data.<n> files of a directory, perf_dir.c). */
+struct ptd_perf_part {
+	uint64_t begin, end;
+};
+
+/* ptd_perf_parse() of the file in the first @size bytes of @buf, whose
+ * records go on in @parts[0..@nparts) further on in @buf (@diag cleared,
+ * arguments checked by the caller). */
+int ptd_perf_parse_parts(struct ptd_perf **out, const void *buf, size_t size,
+                         const struct ptd_perf_part *parts, size_t nparts,
+                         struct ptd_perf_diag *diag);
+
+/* Read the directory @path of `perf record --threads` (or --kcore): its
+ * "data" file and the records of its "data.<n>" files.  Errors name the
+ * file and its offset. */
+int ptd_perf_read_dir(struct ptd_perf **out, const char *path,
+                      struct ptd_perf_diag *diag);
+
 /* The decompression of the compressed sideband (perf_zstd.c): one zstd
  * stream over the payloads of the compressed records in file order. */
 struct ptd_perf_unzip;

@@ -862,15 +862,39 @@ static int perf_take_trace(struct ptd_perf *perf, struct perf_parse *p)
 int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
                    struct ptd_perf_diag *diag)
 {
+	if (diag)
+		memset(diag, 0, sizeof(*diag));
+	if (!out || !buf)
+		return perf_fail(diag, -pte_invalid, 0, "a NULL argument");
+	return ptd_perf_parse_parts(out, buf, size, NULL, 0, diag);
+}
+
+/* Each part's records, a zstd stream of its own (perf compresses each
+ * thread's ring buffers apart). */
+static int perf_parts(struct perf_parse *p, const struct ptd_perf_part *parts,
+                      size_t nparts)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < nparts && err >= 0; ++i) {
+		err = perf_unzip_end(p);
+		ptd_perf_unzip_free(p->unzip);
+		p->unzip = NULL;
+		if (err >= 0)
+			err = perf_records(p, parts[i].begin, parts[i].end);
+	}
+	return err;
+}
+
+int ptd_perf_parse_parts(struct ptd_perf **out, const void *buf, size_t size,
+                         const struct ptd_perf_part *parts, size_t nparts,
+                         struct ptd_perf_diag *diag)
+{
 	struct perf_parse p;
 	struct ptd_perf *perf;
 	uint64_t magic, hsize, begin = 0, end = 0;
 	int err;
 
-	if (diag)
-		memset(diag, 0, sizeof(*diag));
-	if (!out || !buf)
-		return perf_fail(diag, -pte_invalid, 0, "a NULL argument");
 	*out = NULL;
 
 	memset(&p, 0, sizeof(p));
@@ -916,6 +940,14 @@ int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
 	}
 	if (err >= 0)
 		err = perf_records(&p, begin, end);
+	if (err >= 0 && nparts) {
+		if (p.pipe)
+			err = perf_fail(diag, -pte_bad_file, 8,
+			                "a directory's data file in the pipe "
+			                "format");
+		else
+			err = perf_parts(&p, parts, nparts);
+	}
 	if (err >= 0)
 		err = perf_unzip_end(&p);
 	if (err >= 0 && !p.info_at)
@@ -938,6 +970,7 @@ int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
 		perf->info.compressed_skipped = (uint8_t)p.compressed_skipped;
 		perf->info.num_truncated = p.num_truncated;
 		perf->info.pipe = (uint8_t)p.pipe;
+		perf->info.dir_files = (uint32_t)nparts;
 		perf->info.incomplete = (uint8_t)p.incomplete;
 		err = perf_take_trace(perf, &p);
 	}
@@ -1050,6 +1083,11 @@ int ptd_perf_read(struct ptd_perf **out, const char *path,
 	if (fd < 0)
 		return perf_fail(diag, -pte_bad_file, 0, "cannot open %s: %s",
 		                 path, strerror(errno));
+	/* A directory is perf record --threads' format (perf_dir.c). */
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return ptd_perf_read_dir(out, path, diag);
+	}
 	/* A regular file is mapped: the trace is then in memory once, in
 	 * the copy the parse makes. */
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&

@@ -6,4 +6,5 @@ list(APPEND PTD_LAYER_SOURCES
   perf_tasks.c
   perf_snapshot.c
   perf_zstd.c
+  perf_dir.c
 )

@@ -49,6 +49,27 @@ void pw_zero(struct pw *w, size_t n)
 		pw_put(w, "", 1);
 }
 
+void pw_set_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; ++i)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+uint64_t pw_get_u64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; --i)
+		v = v << 8 | p[i];
+	return v;
+}
+
+uint32_t pw_get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
 void pw_set_u64(uint8_t *p, uint64_t v)
 {
 	for (int i = 0; i < 8; ++i)
@@ -572,4 +593,93 @@ struct pw pw_write_pipe(const struct pw_spec *s)
 	}
 	pw_data(&w, s);
 	return w;
+}
+
+size_t pw_record_len(const uint8_t *b, size_t at, size_t end)
+{
+	size_t size;
+
+	if (end - at < 8)
+		abort();
+	size = (size_t)b[at + 6] | (size_t)b[at + 7] << 8;
+	if (size < 8 || size > end - at)
+		abort();
+	if (pw_get_u32(b + at) == 71) { /* AUXTRACE: its trace follows. */
+		if (size < 16 || pw_get_u64(b + at + 8) > end - at - size)
+			abort();
+		size += (size_t)pw_get_u64(b + at + 8);
+	}
+	return size;
+}
+
+struct pw pw_rewrite_data(const uint8_t *b, size_t n, pw_records_fn *fn,
+                          void *ctx, const struct pw_feature *feat,
+                          size_t nfeat)
+{
+	struct pw out = {0};
+	uint64_t attr_size, attrs, attrs_size, data, data_size;
+	uint64_t old_end, new_end, delta, added = 0;
+	unsigned nold = 0;
+
+	if (pw_get_u64(b + 8) == 16) {
+		/* The pipe format: records to the end (no features). */
+		pw_put(&out, b, 16);
+		fn(&out, b, 16, n, ctx);
+		return out;
+	}
+	attr_size = pw_get_u64(b + 16);
+	attrs = pw_get_u64(b + 24);
+	attrs_size = pw_get_u64(b + 32);
+	data = pw_get_u64(b + 40);
+	data_size = pw_get_u64(b + 48);
+
+	/* (A file of a `perf record` that did not finish: records to the
+	 * end, no features.) */
+	pw_put(&out, b, (size_t)data);
+	if (!data_size) {
+		fn(&out, b, (size_t)data, n, ctx);
+		return out;
+	}
+	old_end = data + data_size;
+	fn(&out, b, (size_t)data, (size_t)old_end, ctx);
+	new_end = out.n;
+	for (unsigned bit = 0; bit < 256; ++bit)
+		if (b[72 + bit / 8] >> (bit % 8) & 1)
+			nold += 1;
+	/* What follows the data moves by @delta: the feature table (16
+	 * bytes longer per feature added, whose entries come last), the
+	 * features and the attributes' ids; the added features' payloads go
+	 * at the end. */
+	delta = new_end - old_end + 16 * nfeat;
+	pw_put(&out, b + old_end, 16 * (size_t)nold);
+	for (size_t i = 0; i < nfeat; ++i) {
+		for (unsigned bit = feat[i].bit; bit < 256; ++bit)
+			if (b[72 + bit / 8] >> (bit % 8) & 1)
+				abort();
+		out.b[72 + feat[i].bit / 8] |=
+		        (uint8_t)(1u << (feat[i].bit % 8));
+		pw_u64(&out, n + delta + added);
+		pw_u64(&out, feat[i].size);
+		added += feat[i].size;
+	}
+	pw_put(&out, b + old_end + 16 * nold, n - (size_t)old_end - 16 * nold);
+	for (size_t i = 0; i < nfeat; ++i)
+		pw_put(&out, feat[i].data, feat[i].size);
+	pw_set_u64(out.b + 48, new_end - data);
+	for (uint64_t a = attrs; a + attr_size <= attrs + attrs_size;
+	     a += attr_size) {
+		uint8_t *ids = out.b + a + attr_size - 16;
+
+		if (pw_get_u64(ids) >= old_end)
+			pw_set_u64(ids, pw_get_u64(ids) + delta);
+	}
+	/* (@delta may be "negative": unsigned arithmetic, then the
+	 * pointer.) */
+	for (unsigned i = 0; i < nold; ++i) {
+		uint64_t at = new_end + 16u * i;
+		uint8_t *e = out.b + (size_t)at;
+
+		pw_set_u64(e, pw_get_u64(e) + delta);
+	}
+	return out;
 }

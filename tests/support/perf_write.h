@@ -20,6 +20,10 @@ void pw_u32(struct pw *w, uint32_t v);
 void pw_zero(struct pw *w, size_t n);
 /* Store @v little-endian at @p. */
 void pw_set_u64(uint8_t *p, uint64_t v);
+void pw_set_u32(uint8_t *p, uint32_t v);
+/* Read a little-endian value at @p. */
+uint64_t pw_get_u64(const uint8_t *p);
+uint32_t pw_get_u32(const uint8_t *p);
 
 /* What the files contain. */
 struct pw_spec {
@@ -121,5 +125,34 @@ extern const uint8_t pw_trace_a[16], pw_trace_b[8], pw_trace_c[8];
  * CPUID feature) and in the pipe format.  Free .b when done. */
 struct pw pw_write_file(const struct pw_spec *s);
 struct pw pw_write_pipe(const struct pw_spec *s);
+
+/* Writes the new data section of pw_rewrite_data(): the records [@at,
+ * @end) of the file @b (their header sizes checked: it aborts otherwise),
+ * as it likes, to @out. */
+typedef void pw_records_fn(struct pw *out, const uint8_t *b, size_t at,
+                           size_t end, void *ctx);
+
+/* A header feature to add: its number and payload. */
+struct pw_feature {
+	unsigned bit;
+	const void *data;
+	size_t size;
+};
+
+/* The perf.data file @b of @n bytes (little-endian; the file format, whose
+ * data section @fn rewrites, or the pipe format, whose records after its
+ * 16-byte header it rewrites) with a new data section: the header's data
+ * size and the offsets of what follows the data (the feature table's
+ * entries, the attributes' ids) move with it, and the @nfeat features @feat
+ * (numbers increasing and above every feature the file has) are added to
+ * a file of the file format that has features (a pipe, or the file of a
+ * perf record that did not finish, gets none).  Free .b when done. */
+struct pw pw_rewrite_data(const uint8_t *b, size_t n, pw_records_fn *fn,
+                          void *ctx, const struct pw_feature *feat,
+                          size_t nfeat);
+
+/* The length of the record at @b + @at (its trace included for an
+ * AUXTRACE record), checked to lie before @end (it aborts otherwise). */
+size_t pw_record_len(const uint8_t *b, size_t at, size_t end);
 
 #endif /* PTD_PERF_WRITE_H */

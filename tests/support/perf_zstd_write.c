@@ -7,21 +7,6 @@
 #include <string.h>
 #include <zstd.h>
 
-static uint64_t pz_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; --i)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint32_t pz_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 /* Whether perf writes records of @type through its ring buffers (and so
  * compresses them): the kernel's records, not AUXTRACE (the trace) or the
  * records perf makes itself (64 and up). */
@@ -82,12 +67,10 @@ static void pz_records(struct pw *out, const struct pz_spec *z,
 {
 	struct pw ring = {0};
 
-	while (at + 8 <= end) {
-		uint32_t type = pz_le32(b + at);
-		size_t size = (size_t)b[at + 6] | (size_t)b[at + 7] << 8;
+	while (at < end) {
+		uint32_t type = pw_get_u32(b + at);
+		size_t size = pw_record_len(b, at, end);
 
-		if (size < 8 || size > end - at)
-			abort();
 		if (pz_ring_record(type)) {
 			if (z->num_records)
 				*z->num_records += 1;
@@ -99,10 +82,6 @@ static void pz_records(struct pw *out, const struct pz_spec *z,
 			pz_flush(out, z, ring.b, ring.n);
 			ring.n = 0;
 		}
-		if (type == 71) /* AUXTRACE: its trace follows it. */
-			size += (size_t)pz_le64(b + at + 8);
-		if (size > end - at)
-			abort();
 		pw_put(out, b + at, size);
 		at += size;
 	}
@@ -111,87 +90,28 @@ static void pz_records(struct pw *out, const struct pz_spec *z,
 	free(ring.b);
 }
 
+void pz_records_fn(struct pw *out, const uint8_t *b, size_t at, size_t end,
+                   void *ctx)
+{
+	pz_records(out, ctx, b, at, end);
+}
+
 struct pw pz_compress_file(const uint8_t *b, size_t n, const struct pz_spec *z)
 {
+	uint8_t payload[20];
+	struct pw_feature feat = {27, payload, sizeof(payload)};
+
 	if (z->num_records)
 		*z->num_records = 0;
 	if (z->num_compressed)
 		*z->num_compressed = 0;
-	struct pw out = {0};
-	uint64_t hsize = pz_le64(b + 8);
-
-	if (hsize == 16) {
-		/* The pipe format: records to the end. */
-		pw_put(&out, b, 16);
-		pz_records(&out, z, b, 16, n);
-		return out;
-	}
-	{
-		uint64_t attr_size = pz_le64(b + 16);
-		uint64_t attrs = pz_le64(b + 24), attrs_size = pz_le64(b + 32);
-		uint64_t data = pz_le64(b + 40), data_size = pz_le64(b + 48);
-		uint64_t old_end, new_end, delta;
-		unsigned nfeat = 0;
-
-		/* (A file of a `perf record` that did not finish: records to
-		 * the end, no features.) */
-		if (!data_size) {
-			pw_put(&out, b, (size_t)data);
-			pz_records(&out, z, b, (size_t)data, n);
-			return out;
-		}
-		old_end = data + data_size;
-
-		pw_put(&out, b, (size_t)data);
-		pz_records(&out, z, b, (size_t)data, (size_t)old_end);
-		new_end = out.n;
-		for (unsigned bit = 0; bit < 256; ++bit)
-			if (b[72 + bit / 8] >> (bit % 8) & 1)
-				nfeat += 1;
-		/* What follows the data moves by @delta: the feature table
-		 * (16 bytes longer with the COMPRESSED feature, whose entry
-		 * is the last, as no feature above 27 is set here), the
-		 * features and the attributes' ids. */
-		delta = out.n - old_end + (z->feature ? 16 : 0);
-		pw_put(&out, b + old_end, 16 * (size_t)nfeat);
-		if (z->feature) {
-			if (b[72 + 27 / 8] >> (27 % 8) & 1)
-				abort();
-			for (unsigned bit = 28; bit < 256; ++bit)
-				if (b[72 + bit / 8] >> (bit % 8) & 1)
-					abort();
-			out.b[72 + 27 / 8] |= 1u << (27 % 8);
-			pw_u64(&out, n + delta);
-			pw_u64(&out, 20);
-		}
-		pw_put(&out, b + old_end + 16 * nfeat,
-		       n - (size_t)old_end - 16 * nfeat);
-		if (z->feature) {
-			/* {version, type (1: zstd), level, ratio, mmap_len}:
-			 * perf decompresses into buffers of mmap_len. */
-			pw_u32(&out, 1);
-			pw_u32(&out, 1);
-			pw_u32(&out, (uint32_t)z->level);
-			pw_u32(&out, 2);
-			pw_u32(&out, 1u << 20);
-		}
-		pw_set_u64(out.b + 48, new_end - data);
-		for (uint64_t a = attrs; a + attr_size <= attrs + attrs_size;
-		     a += attr_size) {
-			uint8_t *ids = out.b + a + attr_size - 16;
-
-			if (pz_le64(ids) >= old_end)
-				pw_set_u64(ids, pz_le64(ids) + delta);
-		}
-		/* (@delta may be "negative": unsigned arithmetic, then
-		 * the pointer.) */
-		for (unsigned i = 0; i < nfeat; ++i) {
-			uint64_t at = old_end + delta -
-			              (z->feature ? 16u : 0u) + 16u * i;
-			uint8_t *e = out.b + (size_t)at;
-
-			pw_set_u64(e, pz_le64(e) + delta);
-		}
-	}
-	return out;
+	/* {version, type (1: zstd), level, ratio, mmap_len}: perf
+	 * decompresses into buffers of mmap_len. */
+	pw_set_u32(payload, 1);
+	pw_set_u32(payload + 4, 1);
+	pw_set_u32(payload + 8, (uint32_t)z->level);
+	pw_set_u32(payload + 12, 2);
+	pw_set_u32(payload + 16, 1u << 20);
+	return pw_rewrite_data(b, n, pz_records_fn, (void *)z,
+	                       z->feature ? &feat : NULL, z->feature ? 1 : 0);
 }

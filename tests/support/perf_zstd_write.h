@@ -39,4 +39,9 @@ struct pz_spec {
  * not parse.  Free .b when done. */
 struct pw pz_compress_file(const uint8_t *b, size_t n, const struct pz_spec *z);
 
+/* pw_records_fn: the records [@at, @end) of @b with the kernel's
+ * compressed as @ctx (a struct pz_spec) says (for pd_write_dir()). */
+void pz_records_fn(struct pw *out, const uint8_t *b, size_t at, size_t end,
+                   void *ctx);
+
 #endif /* PTD_PERF_ZSTD_WRITE_H */

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* pz_compress: write a perf.data file with its sideband compressed as
- * `perf record -z` does (perf_zstd_write.h), for the tests on the corpus
- * recording (tests/corpora/check-perf-zstd.sh).
+ * `perf record -z` does (perf_zstd_write.h), or in the directory format of
+ * `perf record --threads` (perf_dir_write.h), for the tests on the corpus
+ * recording (tests/corpora/check-perf-zstd.sh, check-perf-dir.sh).
  *
  * usage: pz_compress <in> <out> [push [rec_max [compressed2 [level
  *        [feature]]]]]
- * Prints "<n> records in <m> compressed records".  Exit status 0, or 1
- * with a message. */
+ *        pz_compress --dir[-aux-in-data] <n> <in> <outdir> [push [rec_max
+ *        [compressed2 [level]]]]
+ * The first prints "<n> records in <m> compressed records"; the second
+ * writes <outdir>/data and data.0 ... data.<n-1>, their records compressed
+ * if push is given.  Exit status 0, or 1 with a message. */
+#include "perf_dir_write.h"
 #include "perf_zstd_write.h"
 
 #include <stdio.h>
@@ -27,11 +32,22 @@ int main(int argc, char **argv)
 	size_t n;
 	FILE *f;
 
-	if (argc < 3) {
+	int dir = argc > 2 && strcmp(argv[1], "--dir") == 0;
+	int aux_in_data = argc > 2 && strcmp(argv[1], "--dir-aux-in-data") == 0;
+	unsigned nthreads = 0;
+
+	dir |= aux_in_data;
+	if (dir) {
+		nthreads = (unsigned)strtoul(argv[2], NULL, 0);
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc < 3 || (dir && !nthreads)) {
 		fprintf(stderr,
-		        "usage: %s <in> <out> [push [rec_max [compressed2 "
-		        "[level [feature]]]]]\n",
-		        argv[0]);
+		        "usage: pz_compress <in> <out> [push [rec_max "
+		        "[compressed2 [level [feature]]]]]\n"
+		        "       pz_compress --dir[-aux-in-data] <n> <in> "
+		        "<outdir> [push [rec_max [compressed2 [level]]]]\n");
 		return 1;
 	}
 	z.push = (size_t)pz_arg(argc, argv, 3, 0);
@@ -51,10 +67,20 @@ int main(int argc, char **argv)
 		pw_put(&in, chunk, n);
 	fclose(f);
 	if (in.n < 16 || memcmp(in.b, "PERFILE2", 8) != 0) {
-		fprintf(stderr, "%s: %s: not a perf.data file\n", argv[0],
+		fprintf(stderr, "pz_compress: %s: not a perf.data file\n",
 		        argv[1]);
 		free(in.b);
 		return 1;
+	}
+	if (dir) {
+		int err =
+		        pd_write_dir(argv[2], in.b, in.n, nthreads, aux_in_data,
+		                     argc > 3 ? pz_records_fn : NULL, &z);
+
+		if (err)
+			perror(argv[2]);
+		free(in.b);
+		return err ? 1 : 0;
 	}
 	out = pz_compress_file(in.b, in.n, &z);
 	free(in.b);

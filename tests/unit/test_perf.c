@@ -18,6 +18,7 @@
 
 #include "ptdecode/ptdecode.h"
 
+#include "perf_dir_write.h"
 #include "perf_write.h"
 #ifdef PTD_HAVE_ZSTD
 #include "perf_zstd_write.h"
@@ -138,6 +139,89 @@ static void expect_error(const struct pw *w, int err, uint64_t offset)
 	assert_null(perf);
 	assert_true(diag.message[0] != '\0');
 	assert_int_equal(diag.offset, offset);
+}
+
+/* @a and @b (the same recording; @b's sideband compressed in the file @wb,
+ * or @b read from a directory) give the same sideband, trace and settings;
+ * the compressed records' file offsets name compressed records of @wb. */
+static void check_same(const struct ptd_perf *a, const struct ptd_perf *b,
+                       const struct pw *wb)
+{
+	struct ptd_perf_info ia, ib;
+	size_t i;
+
+	assert_int_equal(ptd_perf_get_info(a, &ia), 0);
+	assert_int_equal(ptd_perf_get_info(b, &ib), 0);
+	assert_int_equal(ia.num_compressed, 0);
+	assert_true(!wb || ib.num_compressed > 0);
+	assert_int_equal(ib.compressed_skipped, 0);
+	assert_int_equal(ia.num_buffers, ib.num_buffers);
+	assert_int_equal(ia.trace_bytes, ib.trace_bytes);
+	assert_int_equal(ia.num_truncated, ib.num_truncated);
+	assert_int_equal(ia.config, ib.config);
+	assert_int_equal(ia.have_sched_switch, ib.have_sched_switch);
+
+	assert_int_equal(ptd_perf_num_mmaps(a), ptd_perf_num_mmaps(b));
+	for (i = 0; i < ptd_perf_num_mmaps(a); ++i) {
+		struct ptd_perf_mmap x, y;
+
+		assert_int_equal(ptd_perf_get_mmap(a, i, &x), 0);
+		assert_int_equal(ptd_perf_get_mmap(b, i, &y), 0);
+		assert_string_equal(x.filename, y.filename);
+		assert_true(!wb || wb->b[y.file_offset] == 81 ||
+		            wb->b[y.file_offset] == 83);
+		x.filename = y.filename = NULL;
+		x.file_offset = y.file_offset = 0;
+		assert_memory_equal(&x, &y, sizeof(x));
+	}
+	assert_int_equal(ptd_perf_num_comms(a), ptd_perf_num_comms(b));
+	for (i = 0; i < ptd_perf_num_comms(a); ++i) {
+		struct ptd_perf_comm x, y;
+
+		assert_int_equal(ptd_perf_get_comm(a, i, &x), 0);
+		assert_int_equal(ptd_perf_get_comm(b, i, &y), 0);
+		assert_string_equal(x.comm, y.comm);
+		x.comm = y.comm = NULL;
+		x.file_offset = y.file_offset = 0;
+		assert_memory_equal(&x, &y, sizeof(x));
+	}
+	assert_int_equal(ptd_perf_num_switches(a), ptd_perf_num_switches(b));
+	for (i = 0; i < ptd_perf_num_switches(a); ++i) {
+		struct ptd_perf_switch x, y;
+
+		assert_int_equal(ptd_perf_get_switch(a, i, &x), 0);
+		assert_int_equal(ptd_perf_get_switch(b, i, &y), 0);
+		x.file_offset = y.file_offset = 0;
+		assert_memory_equal(&x, &y, sizeof(x));
+	}
+	assert_int_equal(ptd_perf_num_tasks(a), ptd_perf_num_tasks(b));
+	for (i = 0; i < ptd_perf_num_tasks(a); ++i) {
+		struct ptd_perf_task x, y;
+
+		assert_int_equal(ptd_perf_get_task(a, i, &x), 0);
+		assert_int_equal(ptd_perf_get_task(b, i, &y), 0);
+		x.file_offset = y.file_offset = 0;
+		assert_memory_equal(&x, &y, sizeof(x));
+	}
+	for (int32_t cpu = 0; cpu < 3; ++cpu)
+		for (uint64_t t = 0; t < 1000; t += 50) {
+			int32_t pa = 0, ta = 0, pb = 0, tb = 0;
+
+			assert_int_equal(ptd_perf_task_at(a, cpu, t, &pa, &ta),
+			                 ptd_perf_task_at(b, cpu, t, &pb, &tb));
+			assert_int_equal(pa, pb);
+			assert_int_equal(ta, tb);
+		}
+	for (i = 0;; ++i) {
+		struct ptd_perf_stream x, y;
+		int err = ptd_perf_get_stream(a, i, &x);
+
+		assert_int_equal(ptd_perf_get_stream(b, i, &y), err);
+		if (err < 0)
+			break;
+		assert_int_equal(x.size, y.size);
+		assert_memory_equal(x.data, y.data, x.size);
+	}
 }
 
 /* ---- Tests ------------------------------------------------------------- */
@@ -1049,89 +1133,6 @@ static void test_snapshot_short_tail(void **state)
 }
 
 #ifdef PTD_HAVE_ZSTD
-/* @a and @b (the same recording, @b's sideband compressed, file @wb) give
- * the same sideband, trace and settings; the compressed records' file
- * offsets name compressed records of @wb. */
-static void check_same(const struct ptd_perf *a, const struct ptd_perf *b,
-                       const struct pw *wb)
-{
-	struct ptd_perf_info ia, ib;
-	size_t i;
-
-	assert_int_equal(ptd_perf_get_info(a, &ia), 0);
-	assert_int_equal(ptd_perf_get_info(b, &ib), 0);
-	assert_int_equal(ia.num_compressed, 0);
-	assert_true(ib.num_compressed > 0);
-	assert_int_equal(ib.compressed_skipped, 0);
-	assert_int_equal(ia.num_buffers, ib.num_buffers);
-	assert_int_equal(ia.trace_bytes, ib.trace_bytes);
-	assert_int_equal(ia.num_truncated, ib.num_truncated);
-	assert_int_equal(ia.config, ib.config);
-	assert_int_equal(ia.have_sched_switch, ib.have_sched_switch);
-
-	assert_int_equal(ptd_perf_num_mmaps(a), ptd_perf_num_mmaps(b));
-	for (i = 0; i < ptd_perf_num_mmaps(a); ++i) {
-		struct ptd_perf_mmap x, y;
-
-		assert_int_equal(ptd_perf_get_mmap(a, i, &x), 0);
-		assert_int_equal(ptd_perf_get_mmap(b, i, &y), 0);
-		assert_string_equal(x.filename, y.filename);
-		assert_true(wb->b[y.file_offset] == 81 ||
-		            wb->b[y.file_offset] == 83);
-		x.filename = y.filename = NULL;
-		x.file_offset = y.file_offset = 0;
-		assert_memory_equal(&x, &y, sizeof(x));
-	}
-	assert_int_equal(ptd_perf_num_comms(a), ptd_perf_num_comms(b));
-	for (i = 0; i < ptd_perf_num_comms(a); ++i) {
-		struct ptd_perf_comm x, y;
-
-		assert_int_equal(ptd_perf_get_comm(a, i, &x), 0);
-		assert_int_equal(ptd_perf_get_comm(b, i, &y), 0);
-		assert_string_equal(x.comm, y.comm);
-		x.comm = y.comm = NULL;
-		x.file_offset = y.file_offset = 0;
-		assert_memory_equal(&x, &y, sizeof(x));
-	}
-	assert_int_equal(ptd_perf_num_switches(a), ptd_perf_num_switches(b));
-	for (i = 0; i < ptd_perf_num_switches(a); ++i) {
-		struct ptd_perf_switch x, y;
-
-		assert_int_equal(ptd_perf_get_switch(a, i, &x), 0);
-		assert_int_equal(ptd_perf_get_switch(b, i, &y), 0);
-		x.file_offset = y.file_offset = 0;
-		assert_memory_equal(&x, &y, sizeof(x));
-	}
-	assert_int_equal(ptd_perf_num_tasks(a), ptd_perf_num_tasks(b));
-	for (i = 0; i < ptd_perf_num_tasks(a); ++i) {
-		struct ptd_perf_task x, y;
-
-		assert_int_equal(ptd_perf_get_task(a, i, &x), 0);
-		assert_int_equal(ptd_perf_get_task(b, i, &y), 0);
-		x.file_offset = y.file_offset = 0;
-		assert_memory_equal(&x, &y, sizeof(x));
-	}
-	for (int32_t cpu = 0; cpu < 3; ++cpu)
-		for (uint64_t t = 0; t < 1000; t += 50) {
-			int32_t pa = 0, ta = 0, pb = 0, tb = 0;
-
-			assert_int_equal(ptd_perf_task_at(a, cpu, t, &pa, &ta),
-			                 ptd_perf_task_at(b, cpu, t, &pb, &tb));
-			assert_int_equal(pa, pb);
-			assert_int_equal(ta, tb);
-		}
-	for (i = 0;; ++i) {
-		struct ptd_perf_stream x, y;
-		int err = ptd_perf_get_stream(a, i, &x);
-
-		assert_int_equal(ptd_perf_get_stream(b, i, &y), err);
-		if (err < 0)
-			break;
-		assert_int_equal(x.size, y.size);
-		assert_memory_equal(x.data, y.data, x.size);
-	}
-}
-
 /* `perf record -z`: the sideband in zstd frames that span compressed records,
  * records that span frames and compressed records, COMPRESSED and
  * COMPRESSED2, in the file and the pipe format. */
@@ -1326,6 +1327,93 @@ static void test_compressed_bad(void **state)
 }
 #endif /* PTD_HAVE_ZSTD */
 
+/* Write @w as the directory @dir (pd_write_dir()), and return the path of
+ * its file @name in @path. */
+static void dir_path(char *path, size_t size, const char *dir, const char *name)
+{
+	snprintf(path, size, "%s/%s", dir, name);
+}
+
+/* `perf record --threads`: a directory with "data" and data.<n> files. */
+static void test_directory(void **state)
+{
+	char dir[] = "/tmp/ptd_test_perf_dir_XXXXXX";
+	char path[256];
+	struct pw_spec s = pw_good;
+	struct ptd_perf *a, *b;
+	struct ptd_perf_info info;
+	struct ptd_perf_diag diag;
+	struct pw w;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	s.sideband = 1;
+	s.switches = 1;
+	w = pw_write_file(&s);
+	assert_int_equal(parse_n(&w, w.n, &a, NULL), 0);
+	for (unsigned threads = 1; threads <= 4; ++threads)
+		for (int aux_in_data = 0; aux_in_data < 2; ++aux_in_data) {
+			assert_int_equal(pd_write_dir(dir, w.b, w.n, threads,
+			                              aux_in_data, NULL, NULL),
+			                 0);
+			assert_int_equal(ptd_perf_read(&b, dir, &diag), 0);
+			assert_int_equal(ptd_perf_get_info(b, &info), 0);
+			assert_int_equal(info.dir_files, threads);
+			check_same(a, b, NULL);
+			ptd_perf_free(b);
+			/* (The next write has as many files or more.) */
+		}
+
+	/* Files perf does not name so are not read: "data.01" would be
+	 * data.1 a second time. */
+	dir_path(path, sizeof(path), dir, "data.01");
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite("junk", 1, 4, f), 4);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(ptd_perf_read(&b, dir, &diag), 0);
+	assert_int_equal(ptd_perf_get_info(b, &info), 0);
+	assert_int_equal(info.dir_files, 4);
+	check_same(a, b, NULL);
+	ptd_perf_free(b);
+	assert_int_equal(unlink(path), 0);
+
+	/* A record cut off in data.2: the error names it and the offset in
+	 * it. */
+	{
+		long size;
+
+		dir_path(path, sizeof(path), dir, "data.2");
+		f = fopen(path, "ab");
+		assert_non_null(f);
+		size = ftell(f);
+		assert_true(size >= 0);
+		assert_int_equal(fwrite("junk", 1, 4, f), 4);
+		assert_int_equal(fclose(f), 0);
+		assert_int_equal(ptd_perf_read(&b, dir, &diag), -pte_bad_file);
+		assert_null(b);
+		assert_int_equal(diag.offset, (uint64_t)size);
+		assert_true(strncmp(diag.message, "data.2: ", 8) == 0);
+	}
+
+	/* No "data": an error that names it. */
+	for (unsigned i = 0; i < 4; ++i) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "data.%u", i);
+		dir_path(path, sizeof(path), dir, name);
+		assert_int_equal(unlink(path), 0);
+	}
+	dir_path(path, sizeof(path), dir, "data");
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(ptd_perf_read(&b, dir, &diag), -pte_bad_file);
+	assert_non_null(strstr(diag.message, path));
+	assert_int_equal(rmdir(dir), 0);
+	ptd_perf_free(a);
+	free(w.b);
+}
+
 static void test_read_file(void **state)
 {
 	struct pw w = pw_write_file(&pw_good);
@@ -1404,6 +1492,7 @@ int main(void)
 	        cmocka_unit_test(test_compressed),
 	        cmocka_unit_test(test_compressed_bad),
 #endif
+	        cmocka_unit_test(test_directory),
 	        cmocka_unit_test(test_read_file),
 	        cmocka_unit_test(test_arguments),
 	};
