@@ -115,6 +115,31 @@ for dec in --insn-decoder --block-decoder; do
 		--perf:tasks --perf "$dir/tasks-paging.data:5"
 done
 
+# The directory of perf record --kcore: the kernel's code from
+# kcore_dir/kcore goes into every task's image (alpha runs in the kernel).
+cat >"$dir/expected-kcore" <<END
+[task 101/101: alpha]
+[enabled]
+ffffffff81000000  nop
+ffffffff81000001  nop
+ffffffff81000002  xor eax, eax
+[disabled]
+END
+for dec in --insn-decoder --block-decoder; do
+	check "kernel code from kcore_dir $dec" "$dir/expected-kcore" $dec \
+		--perf:images --perf:tasks --perf "$dir/tasks-kcore.data:5"
+done
+# ... and only with --perf:images.
+"$ptxed" --perf "$dir/tasks-kcore.data:5" >"$dir/out" 2>&1
+if grep -q '^ffffffff8100' "$dir/out" ||
+	! grep -q 'ffffffff81000000: error: no memory mapped' "$dir/out"; then
+	echo "FAIL: kcore_dir without --perf:images:"
+	cat "$dir/out"
+	fail=1
+else
+	echo "ok: kcore_dir without --perf:images: no kernel code"
+fi
+
 # A trace without time: the switches cannot say who runs; the traced
 # thread's process (alpha) is used, with a warning.
 "$ptxed" --perf:images --perf:tasks --perf "$dir/tasks-notsc.data:5" \

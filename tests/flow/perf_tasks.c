@@ -34,15 +34,23 @@
  * tasks-paging.data: one turn with kernel-style tracing: TIP.PGE 0x400000
  *   at t0 (alpha), then a TSC t1 and a PIP: alpha's MOV CR3 at 0x400002 loads
  *   beta's page tables, whose code at 0x400005 is XOR, then FUP 0x400007 +
- *   TIP.PGD.  The switch from alpha to beta lies between t0 and t1. */
+ *   TIP.PGD.  The switch from alpha to beta lies between t0 and t1.
+ * tasks-kcore.data/: a directory as `perf record --threads --kcore` writes
+ *   it (data, data.0 and kcore_dir/kcore, an ELF core file with one
+ *   PT_LOAD of NOP, NOP, XOR EAX, EAX, NOP at 0xffffffff81000000): alpha's
+ *   turn at t0 in the kernel, TIP.PGE 0xffffffff81000000, FUP
+ *   0xffffffff81000004 + TIP.PGD. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "perf_dir_write.h"
 #include "perf_write.h"
 #include "ptdecode/ptdecode.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The variants. */
 enum variant {
@@ -53,13 +61,17 @@ enum variant {
 	v_resync,
 	v_paging,
 	v_thread,
+	v_kcore,
 	v_count
 };
 
 static const char *const names[v_count] = {
-        "tasks.data",       "tasks-noswitch.data", "tasks-swap.data",
-        "tasks-notsc.data", "tasks-resync.data",   "tasks-paging.data",
-        "tasks-thread.data"};
+        "tasks.data",        "tasks-noswitch.data", "tasks-swap.data",
+        "tasks-notsc.data",  "tasks-resync.data",   "tasks-paging.data",
+        "tasks-thread.data", "tasks-kcore.data"};
+
+/* The kernel's code in tasks-kcore.data/kcore_dir/kcore. */
+enum { kernel_text = 0xffffffff81000000ull };
 
 static int write_file(const char *dir, const char *name, const void *data,
                       size_t size)
@@ -67,7 +79,12 @@ static int write_file(const char *dir, const char *name, const void *data,
 	char path[4096];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    (int)sizeof(path)) {
+		fprintf(stderr, "perf_tasks: %s/%s: path too long\n", dir,
+		        name);
+		return -1;
+	}
 	f = fopen(path, "wb");
 	if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) {
 		fprintf(stderr, "perf_tasks: cannot write %s\n", path);
@@ -125,6 +142,15 @@ static int encode(enum variant v, uint8_t *buf, size_t cap,
 	enc = pt_alloc_encoder(&config);
 	if (!enc)
 		return -1;
+	if (v == v_kcore) {
+		err |= put(enc, ppt_psb, 0, 0);
+		err |= put(enc, ppt_tsc, 0, tsc[0]);
+		err |= put(enc, ppt_mode, 0, 0);
+		err |= put(enc, ppt_psbend, 0, 0);
+		err |= put(enc, ppt_tip_pge, kernel_text, 0);
+		err |= put(enc, ppt_fup, kernel_text + 4, 0);
+		err |= put(enc, ppt_tip_pgd, 0, 0);
+	}
 	if (v == v_paging) {
 		err |= put(enc, ppt_psb, 0, 0);
 		err |= put(enc, ppt_tsc, 0, tsc[0]);
@@ -136,7 +162,8 @@ static int encode(enum variant v, uint8_t *buf, size_t cap,
 		err |= put(enc, ppt_fup, 0x400007, 0);
 		err |= put(enc, ppt_tip_pgd, 0, 0);
 	}
-	for (int turn = 0; v != v_paging && turn < 3 && err >= 0; ++turn) {
+	for (int turn = 0;
+	     v != v_paging && v != v_kcore && turn < 3 && err >= 0; ++turn) {
 		err |= put(enc, ppt_psb, 0, 0);
 		if (v != v_notsc)
 			err |= put(enc, ppt_tsc, 0, tsc[turn]);
@@ -204,7 +231,7 @@ static void sideband(enum variant v, struct pw *w, const uint64_t ns[3],
 		}
 		return;
 	}
-	if (v == v_paging) {
+	if (v == v_paging || v == v_kcore) {
 		/* Alpha runs from before t0; beta from between t0 and t1. */
 		pw_switch_cpu_wide(w, 1, 0, 0, 101, 101, ns[0] - 1000, 5);
 		pw_switch_cpu_wide(w, 0, 101, 101, 0, 0, ns[0] - 900, 5);
@@ -223,6 +250,52 @@ static void sideband(enum variant v, struct pw *w, const uint64_t ns[3],
 	pw_switch_cpu_wide(w, 1, 202, 203, 303, 303, (ns[1] + ns[2]) / 2, 5);
 	pw_switch_cpu_wide(w, 0, 303, 303, 202, 203, (ns[1] + ns[2]) / 2 + 100,
 	                   5);
+}
+
+/* An ELF64 core file as perf's kcore_dir/kcore: one PT_LOAD segment of
+ * @size bytes @code at @vaddr. */
+static int write_kcore(const char *dir, uint64_t vaddr, const uint8_t *code,
+                       size_t size)
+{
+	struct pw w = {0};
+	char sub[4096];
+	int err;
+
+	/* The ELF header: ELFCLASS64, little-endian, ET_CORE, x86-64, the
+	 * program headers at 64, one of 56 bytes. */
+	pw_put(&w,
+	       "\x7f"
+	       "ELF\x02\x01\x01",
+	       7);
+	pw_zero(&w, 9);
+	pw_u32(&w, 4 | 62u << 16);
+	pw_u32(&w, 1);
+	pw_u64(&w, 0);
+	pw_u64(&w, 64);
+	pw_u64(&w, 0);
+	pw_u32(&w, 0);
+	pw_u32(&w, 64 | 56u << 16);
+	pw_u32(&w, 1 | 64u << 16);
+	pw_u32(&w, 0);
+	/* PT_LOAD, RWX, its bytes at 120. */
+	pw_u32(&w, 1);
+	pw_u32(&w, 7);
+	pw_u64(&w, 120);
+	pw_u64(&w, vaddr);
+	pw_u64(&w, 0);
+	pw_u64(&w, size);
+	pw_u64(&w, size);
+	pw_u64(&w, 0x1000);
+	pw_put(&w, code, size);
+	if (snprintf(sub, sizeof(sub), "%s/kcore_dir", dir) >=
+	            (int)sizeof(sub) ||
+	    (mkdir(sub, 0755) != 0 && errno != EEXIST)) {
+		free(w.b);
+		return -1;
+	}
+	err = write_file(sub, "kcore", w.b, w.n);
+	free(w.b);
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -276,7 +349,20 @@ int main(int argc, char **argv)
 		spec.extra = side.b;
 		spec.extra_size = side.n;
 		w = pw_write_file(&spec);
-		err = write_file(argv[1], names[v], w.b, w.n);
+		if (v == v_kcore) {
+			static const uint8_t kernel[5] = {0x90, 0x90, 0x31,
+			                                  0xc0, 0x90};
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/%s", argv[1],
+			         names[v]);
+			err = pd_write_dir(path, w.b, w.n, 1, 0, NULL, NULL);
+			if (err >= 0)
+				err = write_kcore(path, kernel_text, kernel,
+				                  sizeof(kernel));
+		} else {
+			err = write_file(argv[1], names[v], w.b, w.n);
+		}
 		free(w.b);
 		free(side.b);
 		if (err < 0)

@@ -5,6 +5,7 @@
 #include "perf.h"
 
 #include "load.h"
+#include "load_elf.h"
 #include "perf_input.h"
 #include "ptdecode/ptdecode.h"
 #include "tasks.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The AUX area @idx (or the only one, for @has_idx 0) of @perf. */
 static int ptxed_perf_stream(const struct ptd_perf *perf, int has_idx,
@@ -165,6 +167,32 @@ static int ptxed_perf_load_images(struct ptd_perf *perf,
 	return ptxed_perf_images(perf, stream, img, file, prog) < 0 ? -1 : 0;
 }
 
+/* --perf:images on the directory of `perf record --kcore`: the copy of the
+ * kernel's and its modules' code that perf took from /proc/kcore
+ * (<dir>/kcore_dir/kcore, an ELF core file whose PT_LOAD segments lie at the
+ * kernel's addresses) goes into the image every task's image starts from,
+ * as `--elf` would put it.  Returns 0 (also when there is none), or -1
+ * after a message. */
+static int ptxed_perf_kcore(const char *dir, const struct ptxed_perf_image *img,
+                            const char *prog)
+{
+	char path[4096];
+	struct stat st;
+
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (snprintf(path, sizeof(path), "%s/kcore_dir/kcore", dir) >=
+	    (int)sizeof(path))
+		return 0;
+	if (stat(path, &st) != 0)
+		return 0;
+	if (img->verbose)
+		fprintf(stderr, "%s: loading the kernel's code from %s.\n",
+		        prog, path);
+	return ptxed_load_elf(img->iscache, img->image, path, 0, 0, prog,
+	                      img->verbose);
+}
+
 int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
                     const struct ptxed_perf_image *img, const char *prog)
 {
@@ -213,8 +241,13 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 	config->begin = buffer;
 	config->end = buffer + stream.size;
 	if (img->load) {
-		int took =
-		        ptxed_perf_load_images(perf, &stream, img, arg, prog);
+		int took;
+
+		if (ptxed_perf_kcore(arg, img, prog) < 0) {
+			ptd_perf_free(perf);
+			return -1;
+		}
+		took = ptxed_perf_load_images(perf, &stream, img, arg, prog);
 
 		/* (With tasks, @perf is theirs now; ptxed_run_fini() frees
 		 * the buffer.) */
