@@ -7,7 +7,8 @@
  *
  * Checks: no crash, leak or sanitizer report; an error has a message, an
  * offset inside the input and no result; after success the buffers lie
- * inside the input and hold its bytes, the streams are in increasing AUX
+ * inside the input and hold its bytes (but for the trace of samples in
+ * compressed sideband), the streams are in increasing AUX
  * area order and each is its buffers one after the other, the counts and
  * sizes agree with ptd_perf_get_info(), the sideband's records lie inside
  * the input, and ptd_perf_config() gives 0 or an error with a reason. */
@@ -101,14 +102,24 @@ static void check_result(const struct ptd_perf *perf, const uint8_t *data,
 
 		FUZZ_CHECK(ptd_perf_get_buffer(perf, i, &b) == 0, "buffer %zu",
 		           i);
-		FUZZ_CHECK(b.file_offset <= size &&
-		                   b.size <= size - b.file_offset,
-		           "buffer %zu at %llu, %llu bytes, outside %zu", i,
-		           (unsigned long long)b.file_offset,
-		           (unsigned long long)b.size, size);
-		FUZZ_CHECK(!b.size || !memcmp(b.data, data + b.file_offset,
-		                              (size_t)b.size),
-		           "buffer %zu does not hold the file's bytes", i);
+		/* (A sample's trace in compressed sideband is not the
+		 * file's bytes: its offset is its compressed record's.) */
+		FUZZ_CHECK(b.file_offset <= size,
+		           "buffer %zu at %llu, outside %zu", i,
+		           (unsigned long long)b.file_offset, size);
+		if (!info.sampled || !info.num_compressed) {
+			FUZZ_CHECK(b.size <= size - b.file_offset,
+			           "buffer %zu at %llu, %llu bytes, outside "
+			           "%zu",
+			           i, (unsigned long long)b.file_offset,
+			           (unsigned long long)b.size, size);
+			FUZZ_CHECK(
+			        !b.size || !memcmp(b.data, data + b.file_offset,
+			                           (size_t)b.size),
+			        "buffer %zu does not hold the file's bytes", i);
+		}
+		FUZZ_CHECK(!info.sampled || (!b.aux_offset && !b.reference),
+		           "sample buffer %zu with an AUX offset", i);
 		total += b.size;
 	}
 	FUZZ_CHECK(total == info.trace_bytes, "%llu trace bytes, info %llu",
@@ -127,7 +138,7 @@ static void check_result(const struct ptd_perf *perf, const uint8_t *data,
 			           "stream");
 			FUZZ_CHECK(prev.idx < st.idx, "streams out of order");
 		}
-		if (info.snapshot_mode) {
+		if (info.snapshot_mode || info.sampled) {
 			check_snapshot_stream(perf, &st, s);
 			in_streams += st.size + st.repeated;
 			continue;
@@ -160,8 +171,9 @@ static void check_result(const struct ptd_perf *perf, const uint8_t *data,
 		in_streams += st.size;
 	}
 	/* (In snapshot mode bytes may go, and OVFs come in.) */
-	FUZZ_CHECK(info.snapshot_mode ? in_streams <= total + 2 * nbuf
-	                              : in_streams == total,
+	FUZZ_CHECK(info.snapshot_mode || info.sampled
+	                   ? in_streams <= total + 2 * nbuf
+	                   : in_streams == total,
 	           "streams hold %llu of %llu bytes",
 	           (unsigned long long)in_streams, (unsigned long long)total);
 	FUZZ_CHECK(

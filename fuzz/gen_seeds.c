@@ -556,6 +556,8 @@ static void perf_seeds(const char *dir)
 	        {"seed-file-switches", 0, NULL, 0, 17, 0},
 	        {"seed-pipe-switches", 1, NULL, 0, 17, 0},
 	        {"seed-file-snapshot", 0, NULL, 0, 17, 0},
+	        {"seed-file-aux-sample", 0, NULL, 0, 17, 0},
+	        {"seed-pipe-aux-sample", 1, NULL, 0, 17, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); ++i) {
@@ -584,11 +586,17 @@ static void perf_seeds(const char *dir)
 		spec.switches = strstr(seeds[i].name, "switches") != NULL;
 		/* (Snapshots of a trace with PSBs: the second repeats the
 		 * first's last PSB and all after it.) */
-		if (strstr(seeds[i].name, "snapshot")) {
+		if (strstr(seeds[i].name, "snapshot") ||
+		    strstr(seeds[i].name, "aux-sample")) {
 			static const size_t from[2] = {0, 20};
 			static const size_t to[2] = {64, 96};
 
-			spec.snapshot = 1;
+			/* (The trace in samples of every field, or of
+			 * what perf --aux-sample sets.) */
+			if (strstr(seeds[i].name, "aux-sample"))
+				spec.aux_samples = seeds[i].pipe ? 1 : 3;
+			else
+				spec.snapshot = 1;
 			spec.trace = snap_bytes;
 			spec.trace_size = sizeof(snap_bytes);
 			spec.trace_idx = 2;

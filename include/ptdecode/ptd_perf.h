@@ -175,6 +175,19 @@ struct ptd_perf_info {
 	 * trace). */
 	uint64_t num_buffers, trace_bytes, num_compressed;
 
+	/** The number of samples with Intel PT trace in them (`perf record
+	 * --aux-sample`: PERF_SAMPLE_AUX).  In a recording without AUXTRACE
+	 * records, each such sample is a trace buffer of the AUX area of its
+	 * CPU (of its thread, without a CPU; idx is that number), and the
+	 * streams are assembled as in snapshot mode: a sample holds the last
+	 * bytes of the trace when it was taken, so it may repeat the one
+	 * before or leave a gap after it. */
+	uint64_t num_aux_samples;
+	/** 1 if the trace buffers are those samples' trace (the recording
+	 * has no AUXTRACE records); their streams are then assembled as in
+	 * snapshot mode. */
+	uint8_t sampled;
+
 	/** The number of PERF_RECORD_AUX records with the TRUNCATED flag: the
 	 * AUX area was full and the kernel dropped trace (the decoder then
 	 * sees an overflow or a gap). */
@@ -228,7 +241,10 @@ extern pt_export int ptd_perf_config(const struct ptd_perf *perf,
                                      struct pt_config *config,
                                      struct ptd_rtit_diag *diag);
 
-/** One trace buffer: one PERF_RECORD_AUXTRACE record. */
+/** One trace buffer: one PERF_RECORD_AUXTRACE record (or, in a recording of
+ * trace in samples, info.num_aux_samples, the trace of one sample: then
+ * @aux_offset and @reference are 0, and @file_offset is that of the bytes,
+ * or, for a sample in compressed sideband, of its compressed record). */
 struct ptd_perf_buffer {
 	/** The raw Intel PT bytes (up to 7 zero bytes of padding at the end
 	 * included, as perf writes them) and their number. */

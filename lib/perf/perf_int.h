@@ -15,6 +15,7 @@ enum {
 	ptd_perf_rec_comm = 3,
 	ptd_perf_rec_exit = 4,
 	ptd_perf_rec_fork = 7,
+	ptd_perf_rec_sample = 9,
 	ptd_perf_rec_mmap2 = 10,
 	ptd_perf_rec_aux = 11,
 	ptd_perf_rec_itrace_start = 12,
@@ -27,6 +28,14 @@ enum {
 	ptd_perf_rec_header_feature = 80,
 	ptd_perf_rec_compressed = 81,
 	ptd_perf_rec_compressed2 = 83
+};
+
+/* sample_type bits the reader looks at: PERF_SAMPLE_ID, IDENTIFIER and AUX
+ * (include/uapi/linux/perf_event.h). */
+enum {
+	ptd_perf_sample_id_bit = 1 << 6,
+	ptd_perf_sample_identifier_bit = 1 << 16,
+	ptd_perf_sample_aux_bit = 1 << 20
 };
 
 /* The CPUID header feature's number (tools/perf/util/header.h). */
@@ -170,6 +179,32 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
                            const struct ptd_perf_side *side, size_t n,
                            const struct ptd_perf_layout *layout,
                            struct ptd_perf_diag *diag);
+
+/* How the samples of an event are laid out: its attribute's sample_type,
+ * read_format, branch_sample_type and register masks (0 where the
+ * attribute is too short to have them). */
+struct ptd_perf_sample_layout {
+	uint64_t sample_type, read_format, branch_sample_type;
+	uint64_t regs_user, regs_intr;
+};
+
+/* The trace in a sample (perf_sample.c): its offset in the record and
+ * size, and the sample's task, CPU and time where it has them (-1, -1 and
+ * have_time 0 otherwise); @why: the field a cut-off sample ends in. */
+struct ptd_perf_aux_sample {
+	uint64_t data_at, size, time;
+	int32_t pid, tid, cpu;
+	int have_time;
+	const char *why;
+};
+
+/* Find the trace in the PERF_RECORD_SAMPLE @r of @size bytes (its header
+ * included) laid out as @l says.  Returns 1 (@out set), 0 if @l has no
+ * PERF_SAMPLE_AUX, or -1 if the record ends before its fields do (@out->why
+ * names the field). */
+int ptd_perf_sample_aux(const struct ptd_perf_sample_layout *l,
+                        const uint8_t *r, uint64_t size,
+                        struct ptd_perf_aux_sample *out);
 
 /* More records of the same recording after the file: [@begin, @end) of the
  * buffer (the data.<n> files of a directory, perf_dir.c). */

@@ -60,6 +60,7 @@ struct perf_parse {
 	struct perf_attr {
 		uint32_t type;
 		uint64_t config, sample_type, flags;
+		struct ptd_perf_sample_layout layout;
 	} * attrs;
 	size_t num_attrs, cap_attrs;
 
@@ -71,6 +72,15 @@ struct perf_parse {
 
 	struct ptd_perf_buffer *buffers;
 	size_t num_buffers, cap_buffers;
+
+	/* The trace in samples (perf_sample.c), as buffers, and where each
+	 * one's bytes are: in @kept at @sample_kept[i], or in the file at
+	 * its file_offset (@sample_kept[i] UINT64_MAX).  Whether an
+	 * attribute has PERF_SAMPLE_AUX. */
+	struct ptd_perf_buffer *samples;
+	uint64_t *sample_kept;
+	size_t num_samples, cap_samples;
+	int any_aux_sample;
 
 	/* The sideband records for ptd_perf_take_sideband(), and the
 	 * sample ids of the attributes (@id_attr: the attribute's index). */
@@ -140,7 +150,9 @@ static int perf_add_ids(struct perf_parse *p, const uint8_t *ids, uint64_t n)
 	return 0;
 }
 
-static int perf_add_attr(struct perf_parse *p, const uint8_t *a)
+/* Add the attribute @a of @avail bytes (its own size field may say
+ * less). */
+static int perf_add_attr(struct perf_parse *p, const uint8_t *a, uint64_t avail)
 {
 	struct perf_attr *attr;
 
@@ -159,6 +171,22 @@ static int perf_add_attr(struct perf_parse *p, const uint8_t *a)
 	attr->config = ptd_le64(a + 8);
 	attr->sample_type = ptd_le64(a + 24);
 	attr->flags = ptd_le64(a + 40);
+	/* What lays out its samples: read_format at 32 (in every version),
+	 * branch_sample_type at 72, sample_regs_user at 80 and
+	 * sample_regs_intr at 96, where the attribute is long enough. */
+	if (ptd_le32(a + 4) && ptd_le32(a + 4) < avail)
+		avail = ptd_le32(a + 4);
+	memset(&attr->layout, 0, sizeof(attr->layout));
+	attr->layout.sample_type = attr->sample_type;
+	attr->layout.read_format = ptd_le64(a + 32);
+	if (avail >= 80)
+		attr->layout.branch_sample_type = ptd_le64(a + 72);
+	if (avail >= 88)
+		attr->layout.regs_user = ptd_le64(a + 80);
+	if (avail >= 104)
+		attr->layout.regs_intr = ptd_le64(a + 96);
+	if (attr->sample_type & ptd_perf_sample_aux_bit)
+		p->any_aux_sample = 1;
 	return 0;
 }
 
@@ -224,7 +252,7 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 		uint64_t ids_off = ptd_le64(entry + attr_size - 16);
 		uint64_t ids_size = ptd_le64(entry + attr_size - 8);
 
-		err = perf_add_attr(p, entry);
+		err = perf_add_attr(p, entry, attr_size - 16);
 		/* Its sample ids (for the sideband's times); ids that lie
 		 * outside the file are left out, they only cost times. */
 		if (err >= 0 && perf_within(p, ids_off, ids_size))
@@ -306,10 +334,8 @@ static int perf_add_side(struct perf_parse *p, uint64_t at, uint64_t size,
 	return 0;
 }
 
-/* Keep the sideband record @r of @size bytes and @type, from the compressed
- * sideband of the record at @file_at. */
-static int perf_keep_side(struct perf_parse *p, const uint8_t *r, uint64_t size,
-                          uint32_t type, uint64_t file_at)
+/* Copy the @size bytes @r to the end of p->kept. */
+static int perf_keep(struct perf_parse *p, const uint8_t *r, uint64_t size)
 {
 	if (size > p->cap_kept - p->num_kept) {
 		size_t cap = p->cap_kept ? p->cap_kept : 4096;
@@ -328,6 +354,18 @@ static int perf_keep_side(struct perf_parse *p, const uint8_t *r, uint64_t size,
 	}
 	memcpy(p->kept + p->num_kept, r, (size_t)size);
 	p->num_kept += (size_t)size;
+	return 0;
+}
+
+/* Keep the sideband record @r of @size bytes and @type, from the compressed
+ * sideband of the record at @file_at. */
+static int perf_keep_side(struct perf_parse *p, const uint8_t *r, uint64_t size,
+                          uint32_t type, uint64_t file_at)
+{
+	int err = perf_keep(p, r, size);
+
+	if (err < 0)
+		return err;
 	return perf_add_side(p, p->num_kept - size, size, type, file_at, 1);
 }
 
@@ -359,6 +397,106 @@ static int perf_add_buffer(struct perf_parse *p, uint64_t rec, uint64_t size)
 	return 0;
 }
 
+/* The attribute whose event took the sample @r of @size bytes: the only
+ * one, the one its IDENTIFIER names, or the one its ID names where the
+ * attributes' samples agree in layout; NULL if none is known. */
+static const struct perf_attr *perf_sample_attr(const struct perf_parse *p,
+                                                const uint8_t *r, uint64_t size)
+{
+	uint64_t st, id, at;
+	int same = 1, identified = 1;
+
+	if (p->num_attrs == 1)
+		return &p->attrs[0];
+	if (!p->num_attrs)
+		return NULL;
+	st = p->attrs[0].sample_type;
+	for (size_t i = 0; i < p->num_attrs; ++i) {
+		if (p->attrs[i].sample_type != st)
+			same = 0;
+		if (!(p->attrs[i].sample_type & ptd_perf_sample_identifier_bit))
+			identified = 0;
+	}
+	if (identified) {
+		at = 8;
+	} else if (same && (st & ptd_perf_sample_id_bit)) {
+		/* ID after IP, TID, TIME and ADDR. */
+		at = 8;
+		for (unsigned bit = 0; bit < 4; ++bit)
+			if (st & (UINT64_C(1) << bit))
+				at += 8;
+	} else {
+		return NULL;
+	}
+	if (size < at + 8)
+		return NULL;
+	id = ptd_le64(r + at);
+	for (size_t i = 0; i < p->num_ids; ++i)
+		if (p->ids[i] == id && p->id_attr[i] < p->num_attrs)
+			return &p->attrs[p->id_attr[i]];
+	return NULL;
+}
+
+/* The sample @r of @size bytes (at @at in the file, or with @inner in the
+ * compressed sideband): if its event has PERF_SAMPLE_AUX, its trace becomes
+ * a buffer of AUX area @cpu (or @tid, or 0), its bytes kept if @inner. */
+static int perf_sample(struct perf_parse *p, const uint8_t *r, uint64_t size,
+                       uint64_t at, int inner)
+{
+	const struct perf_attr *attr;
+	struct ptd_perf_aux_sample aux;
+	struct ptd_perf_buffer *b;
+	uint64_t kept = UINT64_MAX;
+	int found;
+
+	if (!p->any_aux_sample)
+		return 0;
+	attr = perf_sample_attr(p, r, size);
+	if (!attr)
+		return 0;
+	found = ptd_perf_sample_aux(&attr->layout, r, size, &aux);
+	if (found < 0)
+		return perf_fail(p->diag, -pte_bad_file, at,
+		                 "a SAMPLE record of %llu bytes ends inside "
+		                 "its %s field",
+		                 (unsigned long long)size, aux.why);
+	if (!found || !aux.size)
+		return 0;
+	if (p->num_samples == p->cap_samples) {
+		size_t cap = p->cap_samples ? 2 * p->cap_samples : 16;
+		struct ptd_perf_buffer *bufs;
+		uint64_t *where;
+
+		bufs = realloc(p->samples, cap * sizeof(*bufs));
+		if (!bufs)
+			return -pte_nomem;
+		p->samples = bufs;
+		where = realloc(p->sample_kept, cap * sizeof(*where));
+		if (!where)
+			return -pte_nomem;
+		p->sample_kept = where;
+		p->cap_samples = cap;
+	}
+	if (inner) {
+		int err = perf_keep(p, r + aux.data_at, aux.size);
+
+		if (err < 0)
+			return err;
+		kept = p->num_kept - aux.size;
+	}
+	b = &p->samples[p->num_samples];
+	memset(b, 0, sizeof(*b));
+	b->size = aux.size;
+	b->file_offset = inner ? at : at + aux.data_at;
+	b->idx = aux.cpu >= 0   ? (uint32_t)aux.cpu
+	         : aux.tid >= 0 ? (uint32_t)aux.tid
+	                        : 0;
+	b->tid = aux.tid;
+	b->cpu = aux.cpu;
+	p->sample_kept[p->num_samples++] = kept;
+	return 0;
+}
+
 /* A record of the compressed sideband: keep what ptd_perf_take_sideband()
  * reads, count truncated AUX areas.  (perf writes AUXTRACE records and the
  * header's records itself, never through the compressed ring buffers.) */
@@ -380,6 +518,9 @@ static int perf_inner_record(struct perf_parse *p, const uint8_t *r,
 		if (size >= 32 && (ptd_le64(r + 24) & ptd_perf_aux_truncated))
 			p->num_truncated += 1;
 		return 0;
+
+	case ptd_perf_rec_sample:
+		return perf_sample(p, r, size, p->unzip_begun_at, 1);
 
 	case ptd_perf_rec_auxtrace:
 	case ptd_perf_rec_header_tracing_data:
@@ -582,7 +723,7 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 			                 "does not hold its attribute",
 			                 (unsigned long long)size);
 		/* (Its ids follow the attribute.) */
-		err = perf_add_attr(p, r + 8);
+		err = perf_add_attr(p, r + 8, ptd_le32(r + 8 + 4));
 		if (err < 0)
 			return err;
 		return perf_add_ids(p, r + 8 + ptd_le32(r + 8 + 4),
@@ -634,6 +775,9 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 		if (size >= 32 && (ptd_le64(r + 24) & ptd_perf_aux_truncated))
 			p->num_truncated += 1;
 		return 0;
+
+	case ptd_perf_rec_sample:
+		return perf_sample(p, r, size, at, 0);
 
 	case ptd_perf_rec_compressed:
 	case ptd_perf_rec_compressed2:
@@ -796,11 +940,24 @@ static int perf_cmp_idx(const void *a, const void *b)
 static int perf_take_trace(struct ptd_perf *perf, struct perf_parse *p)
 {
 	uint64_t total = 0, at;
+	const uint64_t *kept = NULL;
 	size_t i, s;
 
-	perf->buffers = p->buffers;
-	perf->num_buffers = p->num_buffers;
-	p->buffers = NULL;
+	/* The trace of AUXTRACE records; or, in a recording without any,
+	 * the trace in samples (perf record --aux-sample), each sample a
+	 * snapshot of the AUX area, assembled as snapshots are. */
+	perf->info.num_aux_samples = p->num_samples;
+	if (!p->num_buffers && p->num_samples) {
+		perf->buffers = p->samples;
+		perf->num_buffers = p->num_samples;
+		p->samples = NULL;
+		kept = p->sample_kept;
+		perf->info.sampled = 1;
+	} else {
+		perf->buffers = p->buffers;
+		perf->num_buffers = p->num_buffers;
+		p->buffers = NULL;
+	}
 	for (i = 0; i < perf->num_buffers; ++i) {
 		struct ptd_perf_buffer *b = &perf->buffers[i];
 
@@ -848,13 +1005,16 @@ static int perf_take_trace(struct ptd_perf *perf, struct perf_parse *p)
 
 			if (b->idx != st->idx)
 				continue;
-			memcpy(perf->trace + at, p->buf + b->file_offset,
+			memcpy(perf->trace + at,
+			       kept && kept[i] != UINT64_MAX
+			               ? p->kept + kept[i]
+			               : p->buf + b->file_offset,
 			       (size_t)b->size);
 			b->data = perf->trace + at;
 			at += b->size;
 		}
 	}
-	if (perf->info.snapshot_mode)
+	if (perf->info.snapshot_mode || kept)
 		return ptd_perf_snapshot_streams(perf);
 	return 0;
 }
@@ -1002,6 +1162,8 @@ int ptd_perf_parse_parts(struct ptd_perf **out, const void *buf, size_t size,
 	}
 	free(p.attrs);
 	free(p.buffers);
+	free(p.samples);
+	free(p.sample_kept);
 	free(p.side);
 	free(p.kept);
 	ptd_perf_unzip_free(p.unzip);

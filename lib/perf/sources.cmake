@@ -7,4 +7,5 @@ list(APPEND PTD_LAYER_SOURCES
   perf_snapshot.c
   perf_zstd.c
   perf_dir.c
+  perf_sample.c
 )

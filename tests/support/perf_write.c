@@ -407,6 +407,112 @@ static void pw_program_maps(struct pw *w, const struct pw_spec *s)
 	pw_mmap2(w, 3174, s->mmap_start, s->mmap_len, s->mmap_file);
 }
 
+uint64_t pw_sample_type(int layout)
+{
+	/* IDENTIFIER, IP, TID, TIME, CPU, PERIOD, AUX. */
+	if (layout == 1)
+		return 0x110187;
+	/* Bits 0-13, DATA_SRC 15 ... WEIGHT_STRUCT 24 (not WEIGHT 14). */
+	return 0x3fff | UINT64_C(0x1ff8000);
+}
+
+/* The sampling event's attribute: "cycles" (type 0, config 0) with the
+ * fields its samples' layout needs. */
+static void pw_sample_attr(struct pw *w, int layout)
+{
+	pw_u32(w, 0);
+	pw_u32(w, 112);
+	pw_u64(w, 0);                      /* config */
+	pw_u64(w, 4000);                   /* sample_period */
+	pw_u64(w, pw_sample_type(layout)); /* sample_type */
+	pw_u64(w, layout > 1 ? 0x1f : 0);  /* read_format */
+	pw_u64(w, 1u << 18);               /* sample_id_all */
+	pw_zero(w, 72 - 48);
+	/* branch_sample_type: the hardware index (and the counters). */
+	pw_u64(w, layout > 1 ? (1u << 17) | (layout > 2 ? 1u << 19 : 0) : 0);
+	pw_u64(w, 0x7); /* sample_regs_user: 3 registers */
+	pw_zero(w, 96 - 88);
+	pw_u64(w, 0x3); /* sample_regs_intr: 2 (but abi 0: none) */
+	pw_zero(w, 112 - 104);
+}
+
+/* A sample of the sampling event with @n bytes of trace @data on @cpu at
+ * @time, laid out as pw_sample_type(@layout) says. */
+static void pw_aux_sample(struct pw *w, int layout, const uint8_t *data,
+                          size_t n, uint64_t time, uint32_t cpu)
+{
+	struct pw r = {0};
+	size_t padded = (n + 7) / 8 * 8;
+
+	pw_u64(&r, 44);       /* IDENTIFIER */
+	pw_u64(&r, 0x401000); /* IP */
+	pw_u32(&r, 3174);     /* TID */
+	pw_u32(&r, 3174);
+	pw_u64(&r, time); /* TIME */
+	if (layout > 1) {
+		pw_u64(&r, 0x1234); /* ADDR */
+		pw_u64(&r, 44);     /* ID */
+		pw_u64(&r, 45);     /* STREAM_ID */
+	}
+	pw_u32(&r, cpu); /* CPU */
+	pw_u32(&r, 0);
+	pw_u64(&r, 4000); /* PERIOD */
+	if (layout > 1) {
+		/* READ, a group of 2: nr, enabled, running, {value, id,
+		 * lost} x 2. */
+		pw_u64(&r, 2);
+		pw_u64(&r, 100);
+		pw_u64(&r, 90);
+		for (int i = 0; i < 2; ++i) {
+			pw_u64(&r, 7);
+			pw_u64(&r, 44 + (uint64_t)i);
+			pw_u64(&r, 0);
+		}
+		/* CALLCHAIN of 3. */
+		pw_u64(&r, 3);
+		for (int i = 0; i < 3; ++i)
+			pw_u64(&r, 0x401000 + (uint64_t)i);
+		/* RAW: u32 size, 12 bytes (16 in all). */
+		pw_u32(&r, 12);
+		pw_put(&r, "raw-12-bytes", 12);
+		/* BRANCH_STACK of 2: nr, hw_idx, entries (from, to,
+		 * flags), counters. */
+		pw_u64(&r, 2);
+		pw_u64(&r, 1);
+		for (int i = 0; i < 2; ++i) {
+			pw_u64(&r, 0x401000);
+			pw_u64(&r, 0x402000);
+			pw_u64(&r, 0);
+		}
+		if (layout > 2) {
+			pw_u64(&r, 3);
+			pw_u64(&r, 4);
+		}
+		/* REGS_USER: abi 2 and 3 registers. */
+		pw_u64(&r, 2);
+		for (int i = 0; i < 3; ++i)
+			pw_u64(&r, 0x1000 + (uint64_t)i);
+		/* STACK_USER: 16 bytes and the dynamic size. */
+		pw_u64(&r, 16);
+		pw_zero(&r, 16);
+		pw_u64(&r, 16);
+		pw_u64(&r, 5);      /* WEIGHT_STRUCT */
+		pw_u64(&r, 6);      /* DATA_SRC */
+		pw_u64(&r, 0);      /* TRANSACTION */
+		pw_u64(&r, 0);      /* REGS_INTR: abi 0, no registers */
+		pw_u64(&r, 0x9000); /* PHYS_ADDR */
+		pw_u64(&r, 1);      /* CGROUP */
+		pw_u64(&r, 4096);   /* DATA_PAGE_SIZE */
+		pw_u64(&r, 4096);   /* CODE_PAGE_SIZE */
+	}
+	pw_u64(&r, padded); /* AUX */
+	pw_put(&r, data, n);
+	pw_zero(&r, padded - n);
+	pw_rec(w, 9, (uint16_t)(8 + r.n));
+	pw_put(w, r.b, r.n);
+	free(r.b);
+}
+
 static void pw_data(struct pw *w, const struct pw_spec *s)
 {
 	if (s->sideband) {
@@ -444,6 +550,15 @@ static void pw_data(struct pw *w, const struct pw_spec *s)
 		pw_u64(w, 0);
 		pw_u64(w, 0x1000);
 		pw_u64(w, 1);
+	}
+	if (s->trace && s->num_snaps && s->aux_samples) {
+		for (size_t i = 0; i < s->num_snaps; ++i)
+			pw_aux_sample(
+			        w, s->aux_samples, s->trace + s->snap_from[i],
+			        s->snap_to[i] - s->snap_from[i],
+			        1000000 + 1000 * (uint64_t)i, s->trace_idx);
+		pw_rec(w, 68, 8);
+		return;
 	}
 	if (s->trace && s->num_snaps) {
 		uint64_t offset = 0;
@@ -508,6 +623,8 @@ struct pw pw_write_file(const struct pw_spec *s)
 {
 	struct pw w = {0}, data = {0}, feat = {0};
 	uint64_t attrs_off = 104, attr_size = 128, data_off;
+	/* (A third attribute: the sampling event of aux_samples.) */
+	uint64_t nattrs = s->aux_samples ? 3 : 2;
 
 	pw_data(&data, s);
 	if (s->cpuid)
@@ -517,8 +634,8 @@ struct pw pw_write_file(const struct pw_spec *s)
 	pw_u64(&w, 104);
 	pw_u64(&w, attr_size);
 	pw_u64(&w, attrs_off);
-	pw_u64(&w, 2 * attr_size);
-	data_off = attrs_off + 2 * attr_size;
+	pw_u64(&w, nattrs * attr_size);
+	data_off = attrs_off + nattrs * attr_size;
 	pw_u64(&w, data_off);
 	pw_u64(&w, s->interrupted ? 0 : data.n);
 	pw_u64(&w, 0);
@@ -540,6 +657,11 @@ struct pw pw_write_file(const struct pw_spec *s)
 	        s->sideband ? 1u << 18 : 0);
 	pw_u64(&w, 0);
 	pw_u64(&w, 0);
+	if (s->aux_samples) {
+		pw_sample_attr(&w, s->aux_samples);
+		pw_u64(&w, 0);
+		pw_u64(&w, 0);
+	}
 	pw_put(&w, data.b, data.n);
 
 	/* The feature table, then the features (none when perf record was
@@ -566,6 +688,12 @@ struct pw pw_write_file(const struct pw_spec *s)
 		pw_set_u64(w.b + 104 + 128 + 120, 8);
 		pw_u64(&w, 43);
 	}
+	if (s->aux_samples) {
+		/* 44 for the sampling event. */
+		pw_set_u64(w.b + 104 + 256 + 112, w.n);
+		pw_set_u64(w.b + 104 + 256 + 120, 8);
+		pw_u64(&w, 44);
+	}
 	free(data.b);
 	free(feat.b);
 	return w;
@@ -584,6 +712,11 @@ struct pw pw_write_pipe(const struct pw_spec *s)
 	        (1u << 5) | (s->exclude_user ? 1u << 4 : 0) |
 	                (s->sideband ? 1u << 18 : 0));
 	pw_u64(&w, 42);
+	if (s->aux_samples) {
+		pw_rec(&w, 64, 8 + 112 + 8);
+		pw_sample_attr(&w, s->aux_samples);
+		pw_u64(&w, 44);
+	}
 	if (s->cpuid) {
 		size_t len = (strlen(s->cpuid) + 1 + 7) / 8 * 8;
 

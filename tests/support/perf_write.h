@@ -80,6 +80,11 @@ struct pw_spec {
 	int snapshot;
 	size_t num_snaps;
 	const size_t *snap_from, *snap_to, *snap_pad;
+	/* With @trace and @num_snaps: the slices as the trace of samples of
+	 * a third event (`perf record --aux-sample`; "cycles", id 44, CPU
+	 * @trace_idx) instead of AUXTRACE records, laid out as
+	 * pw_sample_type(@aux_samples) says (1, 2 or 3). */
+	int aux_samples;
 	/* Whole records (pw_comm(), pw_mmap2_at(), pw_switch_cpu_wide()) to
 	 * add after those, before the trace. */
 	const uint8_t *extra;
@@ -110,6 +115,14 @@ void pw_fork(struct pw *w, uint32_t pid, uint32_t ppid, uint64_t time,
 /* A PERF_RECORD_SWITCH of @pid/@tid, in or @out (no other task named). */
 void pw_switch_thread(struct pw *w, int out, uint32_t pid, uint32_t tid,
                       uint64_t time, uint32_t cpu);
+
+/* The sample_type of the sampling event of pw_spec.aux_samples @layout:
+ * 1 what `perf record --aux-sample` sets (IDENTIFIER, IP, TID, TIME, CPU,
+ * PERIOD, AUX); 2 every field perf 6.1 reads (READ as a group with every
+ * read_format bit, CALLCHAIN, RAW, BRANCH_STACK with the hardware index,
+ * REGS_USER, STACK_USER, WEIGHT_STRUCT, ..., CODE_PAGE_SIZE, AUX); 3 the
+ * same with the branch counters of Linux 6.8 (branch_sample_type bit 19). */
+uint64_t pw_sample_type(int layout);
 
 /* A recording of Intel PT (PMU type 8, attr.config 0x300e601 with
  * exclude_kernel, sample_type 0x10087, a Skylake "GenuineIntel,6,78,3",

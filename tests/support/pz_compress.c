@@ -8,9 +8,13 @@
  *        [feature]]]]]
  *        pz_compress --dir[-aux-in-data] <n> <in> <outdir> [push [rec_max
  *        [compressed2 [level]]]]
+ *        pz_compress --aux-sample <layout> <out> [bad]
  * The first prints "<n> records in <m> compressed records"; the second
  * writes <outdir>/data and data.0 ... data.<n-1>, their records compressed
- * if push is given.  Exit status 0, or 1 with a message. */
+ * if push is given; the third writes a recording of trace in three samples
+ * (perf_write.h's aux_samples, sample layout 1, 2 or 3), with "bad" the
+ * first sample's AUX size 4096 larger than the record holds.  Exit status
+ * 0, or 1 with a message. */
 #include "perf_dir_write.h"
 #include "perf_zstd_write.h"
 
@@ -23,6 +27,66 @@ static long pz_arg(int argc, char **argv, int i, long def)
 	return i < argc ? strtol(argv[i], NULL, 0) : def;
 }
 
+/* --aux-sample: a recording of the trace of three samples, 378 bytes of
+ * PSB periods cut as [0, 200), [100, 340), [270, 378). */
+static int pz_aux_sample(int layout, const char *out, int bad)
+{
+	static const size_t from[3] = {0, 100, 270}, to[3] = {200, 340, 378};
+	static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	                                0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	                                0x02, 0x82, 0x02, 0x82};
+	uint8_t t[378];
+	struct pw_spec s = pw_good;
+	struct pw w;
+	FILE *f;
+	int ok;
+
+	/* PSB, PSBEND, short TNTs (a value per period, so that no period
+	 * is another's), a PSB every 42 bytes. */
+	for (size_t i = 0; i < sizeof(t); i += 42) {
+		size_t k = sizeof(t) - i < 42 ? sizeof(t) - i : 42;
+
+		memset(t + i, 0x04 + 2 * (int)(i / 42), k);
+		memcpy(t + i, psb, k < 16 ? k : 16);
+		if (k >= 18) {
+			t[i + 16] = 0x02;
+			t[i + 17] = 0x23;
+		}
+	}
+	s.sideband = 1;
+	s.trace = t;
+	s.trace_size = sizeof(t);
+	s.trace_idx = 4;
+	s.num_snaps = 3;
+	s.snap_from = from;
+	s.snap_to = to;
+	s.aux_samples = layout;
+	w = pw_write_file(&s);
+	if (bad) {
+		uint64_t data = pw_get_u64(w.b + 40);
+		uint64_t end = data + pw_get_u64(w.b + 48);
+		size_t at = (size_t)data;
+
+		while (at < end && pw_get_u32(w.b + at) != 9)
+			at += pw_record_len(w.b, at, (size_t)end);
+		if (at < end) {
+			size_t size = w.b[at + 6] | (size_t)w.b[at + 7] << 8;
+
+			pw_set_u64(w.b + at + size - 200 - 8, 200 + 4096);
+		}
+	}
+	f = fopen(out, "wb");
+	ok = f && fwrite(w.b, 1, w.n, f) == w.n;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	free(w.b);
+	if (!ok) {
+		perror(out);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct pz_spec z;
@@ -32,6 +96,9 @@ int main(int argc, char **argv)
 	size_t n;
 	FILE *f;
 
+	if (argc >= 4 && strcmp(argv[1], "--aux-sample") == 0)
+		return pz_aux_sample(atoi(argv[2]), argv[3],
+		                     argc > 4 && !strcmp(argv[4], "bad"));
 	int dir = argc > 2 && strcmp(argv[1], "--dir") == 0;
 	int aux_in_data = argc > 2 && strcmp(argv[1], "--dir-aux-in-data") == 0;
 	unsigned nthreads = 0;

@@ -1327,6 +1327,150 @@ static void test_compressed_bad(void **state)
 }
 #endif /* PTD_HAVE_ZSTD */
 
+/* `perf record --aux-sample`: the trace in samples, each a snapshot of the
+ * AUX area (padded to 8 bytes), gives the streams that the same slices give
+ * as AUXTRACE snapshots with that padding; in the file and the pipe format,
+ * with each sample layout, and in compressed sideband. */
+static void test_aux_samples(void **state)
+{
+	static const size_t from[4][3] = {
+	        {0, 100, 270}, {0, 230}, {0, 100}, {0, 150}};
+	static const size_t to[4][3] = {
+	        {200, 340, 378}, {200, 378}, {200, 378}, {260, 378}};
+	static const size_t n[4] = {3, 2, 2, 2};
+	uint8_t t[378];
+
+	(void)state;
+	snap_trace(t);
+	for (int layout = 1; layout <= 3; ++layout)
+		for (int variant = 0; variant < 3; ++variant)
+			for (size_t c = 0; c < 4; ++c) {
+				struct pw_spec s = pw_good;
+				struct ptd_perf *a, *b;
+				struct ptd_perf_stream sa, sb;
+				struct ptd_perf_buffer buf;
+				struct ptd_perf_info info;
+				size_t pad[3];
+				struct pw w, ws;
+
+				s.trace = t;
+				s.trace_size = sizeof(t);
+				s.trace_idx = 4;
+				s.num_snaps = n[c];
+				s.snap_from = from[c];
+				s.snap_to = to[c];
+				for (size_t i = 0; i < n[c]; ++i)
+					pad[i] = (8 -
+					          (to[c][i] - from[c][i]) % 8) %
+					         8;
+				s.snap_pad = pad;
+				s.snapshot = 1;
+				ws = pw_write_file(&s);
+				s.snapshot = 0;
+				s.snap_pad = NULL;
+				s.aux_samples = layout;
+				w = variant == 1 ? pw_write_pipe(&s)
+				                 : pw_write_file(&s);
+#ifdef PTD_HAVE_ZSTD
+				if (variant == 2) {
+					struct pz_spec z = {.push = 50,
+					                    .level = 1};
+					struct pw zw =
+					        pz_compress_file(w.b, w.n, &z);
+
+					free(w.b);
+					w = zw;
+				}
+#endif
+				assert_int_equal(parse_n(&ws, ws.n, &a, NULL),
+				                 0);
+				assert_int_equal(parse_n(&w, w.n, &b, NULL), 0);
+				assert_int_equal(ptd_perf_get_info(b, &info),
+				                 0);
+				assert_int_equal(info.sampled, 1);
+				assert_int_equal(info.num_aux_samples, n[c]);
+				assert_int_equal(info.num_buffers, n[c]);
+				assert_int_equal(
+				        ptd_perf_get_buffer(b, 0, &buf), 0);
+				assert_int_equal(buf.idx, 4);
+				assert_int_equal(buf.cpu, 4);
+				assert_int_equal(buf.tid, 3174);
+				assert_int_equal(buf.size, to[c][0] -
+				                                   from[c][0] +
+				                                   pad[0]);
+				assert_memory_equal(buf.data, t + from[c][0],
+				                    to[c][0] - from[c][0]);
+				assert_int_equal(ptd_perf_num_streams(b), 1);
+				assert_int_equal(ptd_perf_get_stream(a, 1, &sa),
+				                 0);
+				assert_int_equal(ptd_perf_get_stream(b, 0, &sb),
+				                 0);
+				assert_int_equal(sb.idx, 4);
+				assert_int_equal(sb.size, sa.size);
+				assert_memory_equal(sb.data, sa.data, sa.size);
+				assert_int_equal(sb.repeated, sa.repeated);
+				assert_int_equal(sb.gaps, sa.gaps);
+				assert_int_equal(sb.num_buffers, n[c]);
+				ptd_perf_free(a);
+				ptd_perf_free(b);
+				free(w.b);
+				free(ws.b);
+			}
+}
+
+/* A sample cut off inside its fields is an error at its offset; a sample
+ * of an event without PERF_SAMPLE_AUX is not trace. */
+static void test_aux_samples_bad(void **state)
+{
+	static const size_t from[1] = {0}, to[1] = {200};
+	uint8_t t[378];
+
+	(void)state;
+	snap_trace(t);
+	for (int layout = 1; layout <= 3; ++layout) {
+		struct pw_spec s = pw_good;
+		struct ptd_perf *perf;
+		struct ptd_perf_diag diag;
+		struct ptd_perf_info info;
+		size_t at = 0, size, data, end;
+		struct pw w;
+
+		s.trace = t;
+		s.trace_size = sizeof(t);
+		s.trace_idx = 4;
+		s.num_snaps = 1;
+		s.snap_from = from;
+		s.snap_to = to;
+		s.aux_samples = layout;
+		w = pw_write_file(&s);
+		/* The SAMPLE record (type 9) in the data section. */
+		data = (size_t)pw_get_u64(w.b + 40);
+		end = data + (size_t)pw_get_u64(w.b + 48);
+		for (at = data; at < end && pw_get_u32(w.b + at) != 9;
+		     at += pw_record_len(w.b, at, end))
+			;
+		assert_true(at < end);
+		size = w.b[at + 6] | (size_t)w.b[at + 7] << 8;
+		/* Its AUX size one larger than the record holds. */
+		pw_set_u64(w.b + at + size - 200 - 8, 201);
+		assert_int_equal(parse_n(&w, w.n, &perf, &diag), -pte_bad_file);
+		assert_int_equal(diag.offset, at);
+		assert_non_null(strstr(diag.message, "AUX"));
+		/* As a sample of an event without AUX (type 0 config 0 with
+		 * sample_type 0x10087 in place of the third attribute's):
+		 * no trace. */
+		pw_set_u64(w.b + at + size - 200 - 8, 200);
+		pw_set_u64(w.b + 104 + 256 + 24, 0x10087);
+		assert_int_equal(parse_n(&w, w.n, &perf, NULL), 0);
+		assert_int_equal(ptd_perf_get_info(perf, &info), 0);
+		assert_int_equal(info.sampled, 0);
+		assert_int_equal(info.num_aux_samples, 0);
+		assert_int_equal(info.num_buffers, 0);
+		ptd_perf_free(perf);
+		free(w.b);
+	}
+}
+
 /* Write @w as the directory @dir (pd_write_dir()), and return the path of
  * its file @name in @path. */
 static void dir_path(char *path, size_t size, const char *dir, const char *name)
@@ -1492,6 +1636,8 @@ int main(void)
 	        cmocka_unit_test(test_compressed),
 	        cmocka_unit_test(test_compressed_bad),
 #endif
+	        cmocka_unit_test(test_aux_samples),
+	        cmocka_unit_test(test_aux_samples_bad),
 	        cmocka_unit_test(test_directory),
 	        cmocka_unit_test(test_read_file),
 	        cmocka_unit_test(test_arguments),

@@ -44,7 +44,7 @@ void ptd_tool_perf_warnings(const struct ptd_perf *perf, const char *file,
 		        "header's data size is 0); read to the end of the "
 		        "file.\n",
 		        prog, file);
-	if (info.snapshot_mode) {
+	if (info.snapshot_mode || info.sampled) {
 		uint64_t repeated = 0, gaps = 0;
 
 		for (size_t i = 0; i < ptd_perf_num_streams(perf); ++i) {
@@ -55,12 +55,27 @@ void ptd_tool_perf_warnings(const struct ptd_perf *perf, const char *file,
 				gaps += st.gaps;
 			}
 		}
-		fprintf(stderr,
-		        "%s: warning: %s was recorded in snapshot mode: "
-		        "%" PRIu64 " bytes that snapshots repeat are left out, "
-		        "and trace is lost where two snapshots do not overlap "
-		        "(%" PRIu64 " place%s, an OVF in the trace).\n",
-		        prog, file, repeated, gaps, gaps == 1 ? "" : "s");
+		if (info.sampled)
+			fprintf(stderr,
+			        "%s: warning: %s holds its trace in %" PRIu64
+			        " sample%s (perf record --aux-sample): "
+			        "%" PRIu64 " bytes that samples repeat are "
+			        "left out, and trace is lost where two samples "
+			        "do not overlap (%" PRIu64 " place%s, an OVF "
+			        "in the trace).\n",
+			        prog, file, info.num_aux_samples,
+			        info.num_aux_samples == 1 ? "" : "s", repeated,
+			        gaps, gaps == 1 ? "" : "s");
+		else
+			fprintf(stderr,
+			        "%s: warning: %s was recorded in snapshot "
+			        "mode: %" PRIu64 " bytes that snapshots repeat "
+			        "are left out, and trace is lost where two "
+			        "snapshots do not overlap (%" PRIu64
+			        " place%s, "
+			        "an OVF in the trace).\n",
+			        prog, file, repeated, gaps,
+			        gaps == 1 ? "" : "s");
 	}
 	if (info.compressed_skipped)
 		fprintf(stderr,
