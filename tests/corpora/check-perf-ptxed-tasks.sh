@@ -37,4 +37,22 @@ for idx in 0 3; do
 		fi
 	done
 done
+# Without an AUX area: both in turn, each after its heading.
+{
+	echo "[aux area 0: cpu 0, tid 3174]"
+	cat "$out/exp0"
+	echo "[aux area 3: cpu 3, tid 3174]"
+	cat "$out/exp3"
+} >"$out/expall"
+"$ptxed" --perf:images --perf:tasks --no-inst --perf "$file" >"$out/all" 2>"$out/err"
+st=$?
+grep -E '^\[(task|aux area) ' "$out/all" >"$out/tasks"
+if [ $st -ne 0 ] || ! cmp -s "$out/expall" "$out/tasks"; then
+	echo "FAIL: every AUX area (status $st):"
+	diff "$out/expall" "$out/tasks"
+	cat "$out/err"
+	fail=1
+else
+	echo "ok: every AUX area: $(tr '\n' ' ' <"$out/tasks")"
+fi
 exit $fail

@@ -70,9 +70,10 @@ static void ptxed_help(const char *prog)
 	        "  --perf <file>[:<idx>]                load the trace of AUX "
 	        "area <idx> of the",
 	        "                                       perf.data <file> "
-	        "instead (ptdecode",
-	        "                                       extension; see "
-	        "docs/ptxed.md).",
+	        "instead (every area in",
+	        "                                       turn without <idx>; "
+	        "ptdecode extension;",
+	        "                                       see docs/ptxed.md).",
 	        "  --perf:images                        with --perf: load the "
 	        "traced process's",
 	        "                                       memory maps from the "
@@ -211,7 +212,8 @@ static int ptxed_alloc_decoder(struct ptxed_run *run, char *arg, int perf,
 		        &decoder->tasks,           &run->options.perf_tc,
 		        &run->options.have_perf_tc};
 
-		if (ptxed_load_perf(&run->config, run->given, arg, &img, prog))
+		if (ptxed_load_perf(&run->config, run->given, arg, &img,
+		                    &run->areas, prog))
 			return -1;
 	} else if (ptxed_load_pt(&run->config, arg, prog)) {
 		return -1;
@@ -409,12 +411,13 @@ static int ptxed_config_option(struct ptxed_run *run, const char *arg, int *idx,
 }
 
 enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
-                                    char *argv[], const char *prog)
+                                    char *argv[], int later, const char *prog)
 {
 	struct ptxed_decoder *decoder = &run->decoder;
 	int i;
 
 	memset(run, 0, sizeof(*run));
+	run->areas.later = later;
 	pt_config_init(&run->config);
 	decoder->type = ptxed_block_decoder;
 	decoder->iscache = pt_iscache_alloc(NULL);
@@ -513,6 +516,8 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 				        arg);
 				return ptxed_parse_error;
 			}
+			if (option[3] == 'e')
+				run->perf_argi = i - 1;
 			if (ptxed_alloc_decoder(run, arg, option[3] == 'e',
 			                        prog) < 0)
 				return ptxed_parse_error;
@@ -563,4 +568,5 @@ void ptxed_run_fini(struct ptxed_run *run)
 	pt_image_free(run->decoder.image);
 	pt_iscache_free(run->decoder.iscache);
 	free(run->config.begin);
+	free(run->areas.rest);
 }

@@ -9,6 +9,7 @@
 #ifndef PTXED_OPTIONS_H
 #define PTXED_OPTIONS_H
 
+#include "perf.h"
 #include "ptxed.h"
 
 /* Everything a run needs. */
@@ -21,6 +22,11 @@ struct ptxed_run {
 	/* The configuration values the command line gave (enum
 	 * ptd_tool_given): --perf does not replace them. */
 	uint32_t given;
+	/* --perf without <idx> on a file of several AUX areas: the areas
+	 * the run after this one decodes (perf.h), and the place of the
+	 * file's argument in argv (for those runs' command lines). */
+	struct ptxed_perf_areas areas;
+	int perf_argi;
 };
 
 /* How to go on after ptxed_parse(). */
@@ -30,9 +36,11 @@ enum ptxed_parse_status {
 	ptxed_parse_error /* exit 1 */
 };
 
-/* Set up @run (its image and section cache) and handle the arguments. */
+/* Set up @run (its image and section cache) and handle the arguments;
+ * @later: the run of a later AUX area of --perf (no warnings about the
+ * file). */
 enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
-                                    char *argv[], const char *prog);
+                                    char *argv[], int later, const char *prog);
 
 /* Free what @run holds. */
 void ptxed_run_fini(struct ptxed_run *run);

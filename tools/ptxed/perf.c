@@ -16,35 +16,55 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The AUX area @idx (or the only one, for @has_idx 0) of @perf. */
+/* The AUX area @idx of @perf (for @has_idx 0 the first, with the others
+ * in @areas). */
 static int ptxed_perf_stream(const struct ptd_perf *perf, int has_idx,
                              uint64_t idx, struct ptd_perf_stream *stream,
-                             const char *file, const char *prog)
+                             struct ptxed_perf_areas *areas, const char *file,
+                             const char *prog)
 {
-	char areas[256];
+	char names[256];
 
-	ptd_tool_perf_areas(perf, areas, sizeof(areas));
+	ptd_tool_perf_areas(perf, names, sizeof(names));
 	if (!ptd_perf_num_streams(perf)) {
 		fprintf(stderr, "%s: %s holds no Intel PT trace.\n", prog,
 		        file);
 		return -1;
 	}
 	if (!has_idx) {
-		if (ptd_perf_num_streams(perf) > 1) {
-			fprintf(stderr,
-			        "%s: %s has several AUX areas (%s): choose "
-			        "one with --perf %s:<idx>.\n",
-			        prog, file, areas, file);
+		size_t n = ptd_perf_num_streams(perf);
+
+		if (ptd_perf_get_stream(perf, 0, stream) < 0)
 			return -1;
+		areas->idx = stream->idx;
+		areas->cpu = stream->cpu;
+		areas->tid = stream->tid;
+		if (n > 1) {
+			areas->all = 1;
+			areas->rest = calloc(n - 1, sizeof(*areas->rest));
+			if (!areas->rest) {
+				fprintf(stderr, "%s: out of memory.\n", prog);
+				return -1;
+			}
+			for (size_t i = 1; i < n; ++i) {
+				struct ptd_perf_stream st;
+
+				if (ptd_perf_get_stream(perf, i, &st) == 0)
+					areas->rest[areas->num_rest++] = st.idx;
+			}
 		}
-		return ptd_perf_get_stream(perf, 0, stream) < 0 ? -1 : 0;
+		return 0;
 	}
 	for (size_t i = 0; i < ptd_perf_num_streams(perf); ++i)
 		if (ptd_perf_get_stream(perf, i, stream) == 0 &&
-		    stream->idx == idx)
+		    stream->idx == idx) {
+			areas->idx = stream->idx;
+			areas->cpu = stream->cpu;
+			areas->tid = stream->tid;
 			return 0;
+		}
 	fprintf(stderr, "%s: %s has no AUX area %" PRIu64 " (it has %s).\n",
-	        prog, file, idx, areas);
+	        prog, file, idx, names);
 	return -1;
 }
 
@@ -194,7 +214,8 @@ static int ptxed_perf_kcore(const char *dir, const struct ptxed_perf_image *img,
 }
 
 int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
-                    const struct ptxed_perf_image *img, const char *prog)
+                    const struct ptxed_perf_image *img,
+                    struct ptxed_perf_areas *areas, const char *prog)
 {
 	struct ptd_perf *perf;
 	struct ptd_perf_diag diag;
@@ -209,12 +230,14 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 		        diag.offset, diag.message);
 		return -1;
 	}
-	if (ptxed_perf_stream(perf, has_idx, idx, &stream, arg, prog) < 0) {
+	if (ptxed_perf_stream(perf, has_idx, idx, &stream, areas, arg, prog) <
+	    0) {
 		ptd_perf_free(perf);
 		return -1;
 	}
 
-	ptd_tool_perf_warnings(perf, arg, prog);
+	if (!areas->later)
+		ptd_tool_perf_warnings(perf, arg, prog);
 	ptd_tool_perf_config(config, given, perf, arg, prog);
 	{
 		struct ptd_perf_info info;

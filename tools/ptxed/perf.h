@@ -25,8 +25,25 @@ struct ptxed_perf_image {
 	int *have_tc;
 };
 
+/* The AUX areas of a perf.data file that --perf without <idx> decodes in
+ * turn. */
+struct ptxed_perf_areas {
+	/* In: a later area's run (no warnings about the file again). */
+	int later;
+	/* Out: the area loaded (its index, CPU and thread, for a heading);
+	 * @all set if --perf named no area and the file has several: the
+	 * area loaded is the first, @rest[0..@num_rest) (malloc()ed) the
+	 * others. */
+	uint32_t idx;
+	int32_t cpu, tid;
+	int all;
+	uint32_t *rest;
+	size_t num_rest;
+};
+
 /* Load the trace of AUX area <idx> of the perf.data file @arg
- * ("<file>[:<idx>]"; without <idx> the file must have one area) into
+ * ("<file>[:<idx>]"; without <idx>, the file's first area, the others
+ * listed in @areas when it has several) into
  * @config's buffer (malloc()ed) and take the file's processor, errata,
  * mtc_freq, nom_freq and CPUID 0x15 ratio, except those in @given (enum
  * ptd_tool_given, tools/common/perf_input.h).  With @img->load: if the
@@ -35,6 +52,7 @@ struct ptxed_perf_image {
  * task's image as it runs (tasks.h); otherwise add the memory maps of the
  * AUX area's process to @img->image.  Returns 0 or -1 after a message. */
 int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
-                    const struct ptxed_perf_image *img, const char *prog);
+                    const struct ptxed_perf_image *img,
+                    struct ptxed_perf_areas *areas, const char *prog);
 
 #endif /* PTXED_PERF_H */
