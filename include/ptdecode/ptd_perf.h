@@ -333,8 +333,14 @@ struct ptd_perf_mmap {
 	 * (sample_id_all with PERF_SAMPLE_TIME): @have_time. */
 	uint8_t have_time;
 	uint64_t time;
-	/** The offset of the record in the file. */
+	/** The offset of the record in the file (for a record of compressed
+	 * sideband, that of the compressed record it came out of first). */
 	uint64_t file_offset;
+	/** The record's place in the file's order of sideband records
+	 * (maps, names, switches, forks and exits counted together, those
+	 * inside compressed records where they are): the order perf wrote
+	 * them in, for records whose times are equal or missing. */
+	uint64_t seq;
 };
 
 /** The number of memory maps in @perf's sideband (0 for NULL). */
@@ -358,8 +364,14 @@ struct ptd_perf_comm {
 	/** The perf time, as in struct ptd_perf_mmap. */
 	uint8_t have_time;
 	uint64_t time;
-	/** The offset of the record in the file. */
+	/** The offset of the record in the file (for a record of compressed
+	 * sideband, that of the compressed record it came out of first). */
 	uint64_t file_offset;
+	/** The record's place in the file's order of sideband records
+	 * (maps, names, switches, forks and exits counted together, those
+	 * inside compressed records where they are): the order perf wrote
+	 * them in, for records whose times are equal or missing. */
+	uint64_t seq;
 };
 
 /** The number of process names in @perf's sideband (0 for NULL). */
@@ -397,8 +409,14 @@ struct ptd_perf_switch {
 	/** The perf time, as in struct ptd_perf_mmap. */
 	uint8_t have_time;
 	uint64_t time;
-	/** The offset of the record in the file. */
+	/** The offset of the record in the file (for a record of compressed
+	 * sideband, that of the compressed record it came out of first). */
 	uint64_t file_offset;
+	/** The record's place in the file's order of sideband records
+	 * (maps, names, switches, forks and exits counted together, those
+	 * inside compressed records where they are): the order perf wrote
+	 * them in, for records whose times are equal or missing. */
+	uint64_t seq;
 };
 
 /** The number of context switches and starts of tracing in @perf's
@@ -422,8 +440,14 @@ struct ptd_perf_task {
 	/** The record's own perf time (its time field; a trailer's time, if
 	 * any, is the same). */
 	uint64_t time;
-	/** The offset of the record in the file. */
+	/** The offset of the record in the file (for a record of compressed
+	 * sideband, that of the compressed record it came out of first). */
 	uint64_t file_offset;
+	/** The record's place in the file's order of sideband records
+	 * (maps, names, switches, forks and exits counted together, those
+	 * inside compressed records where they are): the order perf wrote
+	 * them in, for records whose times are equal or missing. */
+	uint64_t seq;
 };
 
 /** The number of forks and exits in @perf's sideband (0 for NULL). */

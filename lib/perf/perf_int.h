@@ -148,10 +148,11 @@ int ptd_perf_alloc_tasks(struct ptd_perf *perf, size_t nswitches,
 
 /* Decode the record @r of @size bytes and @type (one of
  * ptd_perf_task_fixed()'s, checked to be long enough for it and its
- * trailer @tr) at file offset @at into @perf's switches or tasks. */
+ * trailer @tr) at file offset @at, the @seq-th sideband record, into
+ * @perf's switches or tasks. */
 void ptd_perf_take_task(struct ptd_perf *perf, const uint8_t *r, uint64_t size,
                         uint32_t type, const struct ptd_perf_trailer *tr,
-                        uint64_t at);
+                        uint64_t at, uint64_t seq);
 
 /* How many bytes at the start of the snapshot @cur repeat the end of the
  * snapshot @prev before it (0 if none); *@prev_end: where @prev's trace ends,
@@ -169,6 +170,11 @@ int ptd_perf_snapshot_streams(struct ptd_perf *perf);
 
 /* Sort the switches into @perf's runs.  Returns 0 or -pte_nomem. */
 int ptd_perf_build_runs(struct ptd_perf *perf);
+
+/* The fixed part of a sideband record of @type (its header included, not
+ * its trailer), and the record's name for messages ("MMAP2"). */
+uint64_t ptd_perf_side_fixed(uint32_t type);
+const char *ptd_perf_side_name(uint32_t type);
 
 /* Decode the sideband records @side[0..@n) of the file @buf (or of @kept,
  * where they say so) into @perf's mmaps and comms, with their times where
@@ -234,6 +240,10 @@ struct ptd_perf_unzip;
  * within @n is left for the next call).  Returns 0 or a negative error. */
 typedef int ptd_perf_unzip_take_fn(void *ctx, const uint8_t *bytes, size_t n,
                                    size_t *used);
+
+/* The *why of ptd_perf_unzip_feed() when the stream expands beyond its
+ * limit. */
+extern const char ptd_perf_unzip_over_limit[];
 
 /* Start a stream that may expand to at most @limit bytes.  Returns 0,
  * -pte_nomem, or -pte_not_supported if ptdecode was built without zstd. */

@@ -512,6 +512,20 @@ static int perf_inner_record(struct perf_parse *p, const uint8_t *r,
 	case ptd_perf_rec_itrace_start:
 	case ptd_perf_rec_switch:
 	case ptd_perf_rec_switch_cpu_wide:
+		/* (Too short a record is refused before it takes memory.) */
+		if (size < ptd_perf_side_fixed(type))
+			return perf_fail(
+			        p->diag, -pte_bad_file, p->unzip_begun_at,
+			        "%s %s record of %llu bytes (at least %llu) in "
+			        "the compressed sideband of the record at %llu",
+			        (ptd_perf_side_name(type)[0] == 'E' ||
+			         ptd_perf_side_name(type)[0] == 'I')
+			                ? "an"
+			                : "a",
+			        ptd_perf_side_name(type),
+			        (unsigned long long)size,
+			        (unsigned long long)ptd_perf_side_fixed(type),
+			        (unsigned long long)p->unzip_begun_at);
 		return perf_keep_side(p, r, size, type, p->unzip_begun_at);
 
 	case ptd_perf_rec_aux:
@@ -572,6 +586,22 @@ static int perf_take_inner(void *ctx, const uint8_t *b, size_t n, size_t *used)
 	return 0;
 }
 
+/* How far the compressed sideband may expand: @ratio times the file's size
+ * and @extra_mib MiB more.  perf's sideband shrinks to a half to a tenth;
+ * the records kept from it, their entries and the arrays made of them take
+ * about four times its bytes, so this bounds the memory a crafted file can
+ * ask for. */
+enum { ptd_perf_unzip_ratio = 32, ptd_perf_unzip_extra_mib = 16 };
+
+static uint64_t perf_unzip_limit(const struct perf_parse *p)
+{
+	uint64_t extra = (uint64_t)ptd_perf_unzip_extra_mib << 20;
+
+	if (p->size > (UINT64_MAX - extra) / ptd_perf_unzip_ratio)
+		return UINT64_MAX;
+	return p->size * ptd_perf_unzip_ratio + extra;
+}
+
 /* The compressed record (COMPRESSED or COMPRESSED2, @type) at @at of @size
  * bytes: its payload goes on the sideband's zstd stream.  Without zstd, the
  * sideband in it is skipped (info.compressed_skipped). */
@@ -603,13 +633,7 @@ static int perf_compressed(struct perf_parse *p, uint64_t at, uint32_t type,
 	if (p->compressed_skipped)
 		return 0;
 	if (!p->unzip) {
-		/* The stream may expand to 256 times the file's size and
-		 * 64 MiB more (perf's sideband shrinks to a half to a tenth;
-		 * this bounds the memory a crafted file can ask for). */
-		uint64_t limit =
-		        (p->size < (UINT64_C(1) << 48) ? p->size * 256
-		                                       : UINT64_MAX / 2) +
-		        (UINT64_C(64) << 20);
+		uint64_t limit = perf_unzip_limit(p);
 
 		err = ptd_perf_unzip_new(&p->unzip, limit);
 		if (err == -pte_not_supported) {
@@ -625,6 +649,15 @@ static int perf_compressed(struct perf_parse *p, uint64_t at, uint32_t type,
 		p->unzip_begun_at = at;
 	err = ptd_perf_unzip_feed(p->unzip, data, (size_t)len, perf_take_inner,
 	                          p, &why);
+	if (err < 0 && why == ptd_perf_unzip_over_limit)
+		return perf_fail(p->diag, err, at,
+		                 "the compressed sideband expands to more than "
+		                 "%llu bytes (%d times the file's size and %d "
+		                 "MiB): refused, so that a small file cannot "
+		                 "take much memory",
+		                 (unsigned long long)perf_unzip_limit(p),
+		                 ptd_perf_unzip_ratio,
+		                 ptd_perf_unzip_extra_mib);
 	if (err < 0 && why)
 		return perf_fail(p->diag, err, at,
 		                 "the compressed sideband does not decompress "

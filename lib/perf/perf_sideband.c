@@ -109,7 +109,7 @@ static size_t sb_strnlen(const uint8_t *s, uint64_t max)
 }
 
 /* The name of a record @type for messages. */
-static const char *sb_name(uint32_t type)
+const char *ptd_perf_side_name(uint32_t type)
 {
 	switch (type) {
 	case ptd_perf_rec_mmap:
@@ -131,22 +131,33 @@ static const char *sb_name(uint32_t type)
 	}
 }
 
-static int sb_fail(struct ptd_perf_diag *diag, uint64_t at, const char *what,
-                   uint64_t size, uint64_t need)
+/* The record @side is too short: @need bytes at least. */
+static int sb_fail(struct ptd_perf_diag *diag, const struct ptd_perf_side *side,
+                   uint64_t need)
 {
+	const char *what = ptd_perf_side_name(side->type);
+
 	if (diag) {
-		diag->offset = at;
-		snprintf(diag->message, sizeof(diag->message),
-		         "%s %s record of %llu bytes (at least %llu with its "
-		         "sample_id trailer)",
-		         (what[0] == 'E' || what[0] == 'I') ? "an" : "a", what,
-		         (unsigned long long)size, (unsigned long long)need);
+		int n;
+
+		diag->offset = side->file_at;
+		n = snprintf(
+		        diag->message, sizeof(diag->message),
+		        "%s %s record of %llu bytes (at least %llu with its "
+		        "sample_id trailer)%s",
+		        (what[0] == 'E' || what[0] == 'I') ? "an" : "a", what,
+		        (unsigned long long)side->size,
+		        (unsigned long long)need,
+		        side->kept ? " in the compressed sideband of the "
+		                     "record here"
+		                   : "");
+		if (n < 0)
+			diag->message[0] = '\0';
 	}
 	return -pte_bad_file;
 }
 
-/* The fixed part of each record type, before its string. */
-static uint64_t sb_fixed(uint32_t type)
+uint64_t ptd_perf_side_fixed(uint32_t type)
 {
 	switch (type) {
 	case ptd_perf_rec_mmap:
@@ -180,14 +191,12 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 	/* Check every record and size the arrays and the strings. */
 	for (size_t i = 0; i < n; ++i) {
 		const uint8_t *r = sb_record(buf, kept, &side[i]);
-		uint64_t fixed = sb_fixed(side[i].type);
+		uint64_t fixed = ptd_perf_side_fixed(side[i].type);
 		struct ptd_perf_trailer tr =
 		        ptd_perf_record_trailer(layout, r, side[i].size);
 
 		if (side[i].size < fixed + tr.size)
-			return sb_fail(diag, side[i].file_at,
-			               sb_name(side[i].type), side[i].size,
-			               fixed + tr.size);
+			return sb_fail(diag, &side[i], fixed + tr.size);
 		if (ptd_perf_task_fixed(side[i].type)) {
 			ptd_perf_count_task(side[i].type, &nswitches, &ntasks);
 			continue;
@@ -221,7 +230,7 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 
 	for (size_t i = 0; i < n; ++i) {
 		const uint8_t *r = sb_record(buf, kept, &side[i]);
-		uint64_t fixed = sb_fixed(side[i].type);
+		uint64_t fixed = ptd_perf_side_fixed(side[i].type);
 		struct ptd_perf_trailer tr =
 		        ptd_perf_record_trailer(layout, r, side[i].size);
 		uint16_t misc = (uint16_t)(r[4] | r[5] << 8);
@@ -235,7 +244,7 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 
 		if (ptd_perf_task_fixed(side[i].type)) {
 			ptd_perf_take_task(perf, r, side[i].size, side[i].type,
-			                   &tr, side[i].file_at);
+			                   &tr, side[i].file_at, i);
 			continue;
 		}
 		len = sb_strnlen(r + fixed, side[i].size - fixed - tr.size);
@@ -255,6 +264,7 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 			c->have_time = have_time;
 			c->time = time;
 			c->file_offset = side[i].file_at;
+			c->seq = i;
 			continue;
 		}
 		{
@@ -271,6 +281,7 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 			m->have_time = have_time;
 			m->time = time;
 			m->file_offset = side[i].file_at;
+			m->seq = i;
 			if (side[i].type == ptd_perf_rec_mmap2) {
 				m->mmap2 = 1;
 				m->prot = ptd_le32(r + 64);

@@ -69,7 +69,7 @@ static int32_t task_word(const uint8_t *r, uint64_t size, uint64_t from_end,
 
 void ptd_perf_take_task(struct ptd_perf *perf, const uint8_t *r, uint64_t size,
                         uint32_t type, const struct ptd_perf_trailer *tr,
-                        uint64_t at)
+                        uint64_t at, uint64_t seq)
 {
 	uint16_t misc = (uint16_t)(r[4] | r[5] << 8);
 	struct ptd_perf_switch *sw;
@@ -84,6 +84,7 @@ void ptd_perf_take_task(struct ptd_perf *perf, const uint8_t *r, uint64_t size,
 		t->ptid = (int32_t)ptd_le32(r + 20);
 		t->time = ptd_le64(r + 24);
 		t->file_offset = at;
+		t->seq = seq;
 		return;
 	}
 
@@ -92,6 +93,7 @@ void ptd_perf_take_task(struct ptd_perf *perf, const uint8_t *r, uint64_t size,
 	sw->have_time = tr->time_from_end ? 1 : 0;
 	sw->time = sw->have_time ? ptd_le64(r + size - tr->time_from_end) : 0;
 	sw->file_offset = at;
+	sw->seq = seq;
 	sw->next_prev_pid = -1;
 	sw->next_prev_tid = -1;
 	if (type == ptd_perf_rec_itrace_start) {

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char ptd_perf_unzip_over_limit[] = "over the limit";
+
 #ifdef PTD_HAVE_ZSTD
 #include <zstd.h>
 
@@ -83,8 +85,7 @@ int ptd_perf_unzip_feed(struct ptd_perf_unzip *z, const uint8_t *data,
 		z->n += out.pos;
 		z->total += out.pos;
 		if (z->total > z->limit) {
-			*why = "it expands to more than the limit for the "
-			       "file's size";
+			*why = ptd_perf_unzip_over_limit;
 			return -pte_bad_file;
 		}
 		if (out.pos) {

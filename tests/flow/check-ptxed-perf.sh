@@ -7,9 +7,15 @@
 # before --perf win over the file's; without an AUX area, each in turn; and
 # the errors for an absent AUX area and a file that is not perf.data.
 #
+# With <pz_compress>, the --perf:images file with its sideband compressed
+# (untimed records that share a compressed record's offset: their order is
+# their place in the file, not the offset) gives the same listing and
+# sideband.
+#
 # usage: check-ptxed-perf.sh <ptxed> <flow_write> <perf_wrap> <seed> <work-dir>
+#        [<pz_compress>]
 set -u
-ptxed=$1 write=$2 wrap=$3 seed=$4 dir=$5
+ptxed=$1 write=$2 wrap=$3 seed=$4 dir=$5 pz=${6:-}
 fail=0
 
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
@@ -80,6 +86,24 @@ for dec in --insn-decoder --block-decoder; do
 	same "--perf:images $dec" $dec --perf:images --perf "$dir/img.data:5" -- \
 		$dec $raw --perf "$dir/img.data:5"
 done
+if [ -n "$pz" ]; then
+	"$pz" "$dir/img.data" "$dir/img-z.data" >/dev/null || exit 1
+	for dec in --insn-decoder --block-decoder; do
+		same "--perf:images $dec, compressed sideband" $dec --perf:images \
+			--perf "$dir/img-z.data:5" -- $dec --perf:images \
+			--perf "$dir/img.data:5"
+	done
+	ptdump=$(dirname "$ptxed")/../ptdump/ptdump
+	"$ptdump" --perf:sideband "$dir/img.data" >"$dir/sb" 2>&1
+	"$ptdump" --perf:sideband "$dir/img-z.data" >"$dir/sb-z" 2>&1
+	if ! cmp -s "$dir/sb" "$dir/sb-z" || [ ! -s "$dir/sb" ]; then
+		echo "FAIL: ptdump --perf:sideband of the compressed file:"
+		diff "$dir/sb" "$dir/sb-z"
+		fail=1
+	else
+		echo "ok: ptdump --perf:sideband of the compressed file: $(wc -l <"$dir/sb") lines"
+	fi
+fi
 
 # No AUX area given on a file of several: each in turn (0, whose trace has
 # no PSB, then 5), after a heading; the file's warnings once.

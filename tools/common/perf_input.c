@@ -82,11 +82,11 @@ void ptd_tool_perf_warnings(const struct ptd_perf *perf, const char *file,
 		        "%s: warning: %s: its sideband is compressed (perf "
 		        "record -z) and this ptdecode was built without zstd: "
 		        "%" PRIu64 " compressed record%s skipped, with the "
-		        "memory maps, process names and switches in them; "
-		        "`perf inject -i %s -o <file>` writes it "
-		        "uncompressed.\n",
+		        "memory maps, process names and switches in them "
+		        "(build ptdecode with zstd, Debian's libzstd-dev, to "
+		        "read them).\n",
 		        prog, file, info.num_compressed,
-		        info.num_compressed == 1 ? "" : "s", file);
+		        info.num_compressed == 1 ? "" : "s");
 	if (info.num_truncated)
 		fprintf(stderr,
 		        "%s: warning: %s: an AUX area overflowed %" PRIu64

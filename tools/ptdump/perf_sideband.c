@@ -14,7 +14,7 @@ enum sb_kind { sb_mmap, sb_comm, sb_switch, sb_task };
 
 /* One record to print: where it comes in the order, and which it is. */
 struct sb_entry {
-	uint64_t time, file_offset;
+	uint64_t time, seq;
 	int have_time;
 	enum sb_kind kind;
 	size_t index;
@@ -29,8 +29,7 @@ static int sb_cmp(const void *a, const void *b)
 		return x->have_time ? 1 : -1;
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
-	return (x->file_offset > y->file_offset) -
-	       (x->file_offset < y->file_offset);
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 static void sb_time(int have_time, uint64_t time)
@@ -132,30 +131,29 @@ int ptdump_perf_sideband(const char *filename, const char *prog)
 
 		if (ptd_perf_get_mmap(perf, i, &m) == 0)
 			entries[n++] = (struct sb_entry){
-			        m.time, m.file_offset, m.have_time, sb_mmap, i};
+			        m.time, m.seq, m.have_time, sb_mmap, i};
 	}
 	for (size_t i = 0; i < ptd_perf_num_comms(perf); ++i) {
 		struct ptd_perf_comm c;
 
 		if (ptd_perf_get_comm(perf, i, &c) == 0)
 			entries[n++] = (struct sb_entry){
-			        c.time, c.file_offset, c.have_time, sb_comm, i};
+			        c.time, c.seq, c.have_time, sb_comm, i};
 	}
 	for (size_t i = 0; i < ptd_perf_num_switches(perf); ++i) {
 		struct ptd_perf_switch sw;
 
 		if (ptd_perf_get_switch(perf, i, &sw) == 0)
-			entries[n++] =
-			        (struct sb_entry){sw.time, sw.file_offset,
-			                          sw.have_time, sb_switch, i};
+			entries[n++] = (struct sb_entry){
+			        sw.time, sw.seq, sw.have_time, sb_switch, i};
 	}
 	for (size_t i = 0; i < ptd_perf_num_tasks(perf); ++i) {
 		struct ptd_perf_task t;
 
 		/* (Forks and exits carry their own time.) */
 		if (ptd_perf_get_task(perf, i, &t) == 0)
-			entries[n++] = (struct sb_entry){t.time, t.file_offset,
-			                                 1, sb_task, i};
+			entries[n++] =
+			        (struct sb_entry){t.time, t.seq, 1, sb_task, i};
 	}
 	qsort(entries, n, sizeof(*entries), sb_cmp);
 	for (size_t i = 0; i < n; ++i)

@@ -23,7 +23,7 @@ struct ptxed_era {
 
 struct ptxed_eras {
 	const struct ptd_perf *perf;
-	/* Place records by time (else by file offset). */
+	/* Place records by time (else by their order in the file). */
 	int by_time;
 	/* The eras' starts, by pid and key. */
 	struct ptxed_era *starts;
@@ -31,12 +31,13 @@ struct ptxed_eras {
 };
 
 /* Where a record lies: its time if the file has times (0 without one: perf
- * synthesized it at the start), else its offset in the file. */
+ * synthesized it at the start), else its place in the file's order of
+ * sideband records (@seq). */
 static uint64_t ptxed_eras_key(const struct ptxed_eras *eras, int have_time,
-                               uint64_t time, uint64_t file_offset)
+                               uint64_t time, uint64_t seq)
 {
 	if (!eras->by_time)
-		return file_offset;
+		return seq;
 	return have_time ? time : 0;
 }
 
@@ -82,8 +83,8 @@ struct ptxed_eras *ptxed_eras_alloc(const struct ptd_perf *perf)
 			continue;
 		eras->starts[n].pid = c.pid;
 		eras->starts[n].ppid = -1;
-		eras->starts[n].key = ptxed_eras_key(eras, c.have_time, c.time,
-		                                     c.file_offset);
+		eras->starts[n].key =
+		        ptxed_eras_key(eras, c.have_time, c.time, c.seq);
 		n += 1;
 	}
 	for (size_t i = 0; i < ptd_perf_num_tasks(perf); ++i) {
@@ -95,8 +96,7 @@ struct ptxed_eras *ptxed_eras_alloc(const struct ptd_perf *perf)
 			continue;
 		eras->starts[n].pid = t.pid;
 		eras->starts[n].ppid = t.ppid;
-		eras->starts[n].key =
-		        ptxed_eras_key(eras, 1, t.time, t.file_offset);
+		eras->starts[n].key = ptxed_eras_key(eras, 1, t.time, t.seq);
 		n += 1;
 	}
 	eras->num_starts = n;
@@ -227,7 +227,7 @@ static int ptxed_add_era(const struct ptxed_eras *eras, int32_t pid,
 			continue;
 		if (known)
 			*known += 1;
-		key = ptxed_eras_key(eras, m.have_time, m.time, m.file_offset);
+		key = ptxed_eras_key(eras, m.have_time, m.time, m.seq);
 		if (key > until ||
 		    ptxed_eras_count(eras, pid, key, NULL) != era)
 			continue;
