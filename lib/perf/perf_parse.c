@@ -54,6 +54,8 @@ enum {
 struct perf_parse {
 	const uint8_t *buf;
 	uint64_t size;
+	/* The bytes read in all: @size, and a directory's other files. */
+	uint64_t total_size;
 	struct ptd_perf_diag *diag;
 
 	/* The intel_pt attribute: found when its type is known. */
@@ -587,19 +589,19 @@ static int perf_take_inner(void *ctx, const uint8_t *b, size_t n, size_t *used)
 }
 
 /* How far the compressed sideband may expand: @ratio times the file's size
- * and @extra_mib MiB more.  perf's sideband shrinks to a half to a tenth;
- * the records kept from it, their entries and the arrays made of them take
- * about four times its bytes, so this bounds the memory a crafted file can
- * ask for. */
+ * (a directory's files together) and @extra_mib MiB more.  perf's sideband
+ * shrinks to a half to a tenth; the records kept from it, their entries and the
+ * arrays made of them take about four times its bytes, so this bounds the
+ * memory a crafted file can ask for. */
 enum { ptd_perf_unzip_ratio = 32, ptd_perf_unzip_extra_mib = 16 };
 
 static uint64_t perf_unzip_limit(const struct perf_parse *p)
 {
 	uint64_t extra = (uint64_t)ptd_perf_unzip_extra_mib << 20;
 
-	if (p->size > (UINT64_MAX - extra) / ptd_perf_unzip_ratio)
+	if (p->total_size > (UINT64_MAX - extra) / ptd_perf_unzip_ratio)
 		return UINT64_MAX;
-	return p->size * ptd_perf_unzip_ratio + extra;
+	return p->total_size * ptd_perf_unzip_ratio + extra;
 }
 
 /* The compressed record (COMPRESSED or COMPRESSED2, @type) at @at of @size
@@ -653,8 +655,7 @@ static int perf_compressed(struct perf_parse *p, uint64_t at, uint32_t type,
 		return perf_fail(p->diag, err, at,
 		                 "the compressed sideband expands to more than "
 		                 "%llu bytes (%d times the file's size and %d "
-		                 "MiB): refused, so that a small file cannot "
-		                 "take much memory",
+		                 "MiB), the limit for its memory",
 		                 (unsigned long long)perf_unzip_limit(p),
 		                 ptd_perf_unzip_ratio,
 		                 ptd_perf_unzip_extra_mib);
@@ -1093,6 +1094,7 @@ int ptd_perf_parse_parts(struct ptd_perf **out, const void *buf, size_t size,
 	memset(&p, 0, sizeof(p));
 	p.buf = buf;
 	p.size = size;
+	p.total_size = nparts ? parts[nparts - 1].end : size;
 	p.diag = diag;
 	if (size < ptd_perf_pipe_header_size)
 		return perf_fail(diag, -pte_bad_file, 0,

@@ -127,6 +127,16 @@ for fmt in file pipe; do
 		fi
 	done
 done
+# ... each area's messages on stderr after its heading (area 0 has no PSB).
+$ptxed $raw --perf "$dir/file.data" >"$dir/out" 2>&1
+if [ "$(sed -n '1,3p' "$dir/out" | cut -c1-40 | tr '\n' '|')" != \
+	"[aux area 0: cpu 0, tid 3174]|ptxed: warning: no PSB packet in the tra|[aux area 5: cpu 5, tid 3174]|" ]; then
+	echo "FAIL: every AUX area, messages after their heading:"
+	head -3 "$dir/out"
+	fail=1
+else
+	echo "ok: every AUX area, messages after their heading"
+fi
 # ... without headings under --quiet (and with --stat, the statistics of each).
 $ptxed --quiet --stat $raw --perf "$dir/file.data" >"$dir/out" 2>/dev/null
 if grep -q '^\[aux area' "$dir/out" || [ "$(grep -c '^insn:' "$dir/out")" -ne 2 ]; then
@@ -151,6 +161,10 @@ err() { # <what> <regex> <ptxed arguments>
 		echo "ok: $what"
 	fi
 }
+# Without an AUX area, standard input can be read once: one area of it.
+err "every AUX area of standard input" \
+	"standard input has several AUX areas \(0, 5\): choose one with --perf -:<idx>" \
+	$raw --perf - <"$dir/file.data"
 err "an absent AUX area" "has no AUX area 7 \(it has 0, 5\)" \
 	$raw --perf "$dir/file.data:7"
 err "not a perf.data file" "trace.pt:0: not a perf.data file" \

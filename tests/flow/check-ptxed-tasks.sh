@@ -140,6 +140,25 @@ else
 	echo "ok: kcore_dir without --perf:images: no kernel code"
 fi
 
+# Every AUX area (no <idx>): area 0 (a whole-CPU trace of a CPU without
+# switches) cannot be loaded with --perf:images, which does not keep area 5
+# from being decoded; the exit status says that one failed.
+{
+	echo "[aux area 5: cpu 5, tid -1]"
+	cat "$dir/expected-tasks"
+} >"$dir/expected-all"
+"$ptxed" --perf:images --perf:tasks --perf "$dir/tasks.data" >"$dir/out" 2>"$dir/err"
+st=$?
+if [ $st -ne 1 ] || ! cmp -s "$dir/expected-all" "$dir/out" ||
+	! grep -q 'AUX area 0 traced whole CPUs' "$dir/err"; then
+	echo "FAIL: every AUX area, one that cannot be loaded (status $st):"
+	diff "$dir/expected-all" "$dir/out" | head
+	cat "$dir/err"
+	fail=1
+else
+	echo "ok: every AUX area, one that cannot be loaded: the other decoded, status 1"
+fi
+
 # A trace without time: the switches cannot say who runs; the traced
 # thread's process (alpha) is used, with a warning.
 "$ptxed" --perf:images --perf:tasks --perf "$dir/tasks-notsc.data:5" \

@@ -1571,6 +1571,57 @@ static void test_directory(void **state)
 	free(w.b);
 }
 
+#ifdef PTD_HAVE_ZSTD
+/* A directory whose data.0 holds compressed sideband that expands to more
+ * than 32 times its data file and 16 MiB (17 MiB of SAMPLE records that
+ * compress poorly): the limit counts all the directory's files, so it
+ * reads, as the same records in one file do. */
+static void test_directory_compressed_limit(void **state)
+{
+	char dir[] = "/tmp/ptd_test_perf_dirz_XXXXXX";
+	char path[256];
+	struct pw_spec s = pw_good;
+	struct pz_spec z = {.push = 1 << 20, .rec_max = 60000, .level = 1};
+	struct ptd_perf *perf;
+	struct ptd_perf_diag diag;
+	struct pw extra = {0}, w;
+	uint64_t x = 88172645463325252ull;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* 17 MiB of 64-byte SAMPLE records with random payloads (the file's
+	 * attributes have no PERF_SAMPLE_AUX: they are skipped). */
+	while (extra.n < (size_t)17 << 20) {
+		uint8_t rec[64];
+
+		for (size_t i = 0; i < sizeof(rec); ++i) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			rec[i] = (uint8_t)x;
+		}
+		memset(rec, 0, 8);
+		rec[0] = 9;
+		rec[6] = 64;
+		pw_put(&extra, rec, sizeof(rec));
+	}
+	s.extra = extra.b;
+	s.extra_size = extra.n;
+	w = pw_write_file(&s);
+	assert_int_equal(pd_write_dir(dir, w.b, w.n, 1, 0, pz_records_fn, &z),
+	                 0);
+	assert_int_equal(ptd_perf_read(&perf, dir, &diag), 0);
+	ptd_perf_free(perf);
+	dir_path(path, sizeof(path), dir, "data");
+	assert_int_equal(unlink(path), 0);
+	dir_path(path, sizeof(path), dir, "data.0");
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+	free(extra.b);
+	free(w.b);
+}
+#endif
+
 static void test_read_file(void **state)
 {
 	struct pw w = pw_write_file(&pw_good);
@@ -1652,6 +1703,9 @@ int main(void)
 	        cmocka_unit_test(test_aux_samples),
 	        cmocka_unit_test(test_aux_samples_bad),
 	        cmocka_unit_test(test_directory),
+#ifdef PTD_HAVE_ZSTD
+	        cmocka_unit_test(test_directory_compressed_limit),
+#endif
 	        cmocka_unit_test(test_read_file),
 	        cmocka_unit_test(test_arguments),
 	};

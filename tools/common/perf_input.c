@@ -14,7 +14,7 @@ void ptd_tool_perf_config(struct pt_config *config, uint32_t given,
 
 	/* (After an error the file's values are there as they are.) */
 	pt_config_init(&from);
-	if (ptd_perf_config(perf, &from, &diag) < 0)
+	if (ptd_perf_config(perf, &from, &diag) < 0 && prog)
 		fprintf(stderr, "%s: warning: %s: %s.\n", prog, file,
 		        diag.message);
 	if (!(given & ptd_tool_given_cpu)) {

@@ -24,7 +24,8 @@ enum ptd_tool_given {
 /* Set the processor and its errata, mtc_freq, nom_freq and the CPUID 0x15
  * ratio of @config from @perf (ptd_perf_config()), except those in @given
  * (enum ptd_tool_given).  A problem with the file's values is printed as a
- * warning naming @file, prefixed by @prog; the values are taken anyway. */
+ * warning naming @file, prefixed by @prog (none for a NULL @prog); the
+ * values are taken anyway. */
 void ptd_tool_perf_config(struct pt_config *config, uint32_t given,
                           const struct ptd_perf *perf, const char *file,
                           const char *prog);

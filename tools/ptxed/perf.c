@@ -39,6 +39,15 @@ static int ptxed_perf_stream(const struct ptd_perf *perf, int has_idx,
 		areas->idx = stream->idx;
 		areas->cpu = stream->cpu;
 		areas->tid = stream->tid;
+		/* (Standard input can be read once: one area of it.) */
+		if (n > 1 && !strcmp(file, "-")) {
+			fprintf(stderr,
+			        "%s: standard input has several AUX areas "
+			        "(%s): "
+			        "choose one with --perf -:<idx>.\n",
+			        prog, names);
+			return -1;
+		}
 		if (n > 1) {
 			areas->all = 1;
 			areas->rest = calloc(n - 1, sizeof(*areas->rest));
@@ -238,7 +247,11 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 
 	if (!areas->later)
 		ptd_tool_perf_warnings(perf, arg, prog);
-	ptd_tool_perf_config(config, given, perf, arg, prog);
+	ptd_tool_perf_config(config, given, perf, arg,
+	                     areas->later ? NULL : prog);
+	/* (A failure from here on is this area's: the others can still be
+	 * decoded.) */
+	areas->load_failed = 1;
 	{
 		struct ptd_perf_info info;
 
@@ -274,13 +287,16 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 
 		/* (With tasks, @perf is theirs now; ptxed_run_fini() frees
 		 * the buffer.) */
-		if (took > 0)
+		if (took > 0) {
+			areas->load_failed = 0;
 			return 0;
+		}
 		if (took < 0) {
 			ptd_perf_free(perf);
 			return -1;
 		}
 	}
 	ptd_perf_free(perf);
+	areas->load_failed = 0;
 	return 0;
 }

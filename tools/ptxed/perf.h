@@ -39,6 +39,9 @@ struct ptxed_perf_areas {
 	int all;
 	uint32_t *rest;
 	size_t num_rest;
+	/* Out: the area was chosen, but loading it (its trace or its
+	 * images) failed: the other areas can still be decoded. */
+	int load_failed;
 };
 
 /* Load the trace of AUX area <idx> of the perf.data file @arg

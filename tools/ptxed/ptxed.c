@@ -31,6 +31,18 @@ static const char *ptxed_prog_name(const char *argv0)
 	return slash ? slash + 1 : argv0;
 }
 
+/* The heading of an AUX area of --perf without <idx>, written out before
+ * the area's messages on stderr. */
+static void ptxed_heading(const struct ptxed_run *run)
+{
+	if ((run->areas.all || run->areas.later) && !run->options.quiet) {
+		printf("[aux area %" PRIu32 ": cpu %" PRId32 ", tid %" PRId32
+		       "]\n",
+		       run->areas.idx, run->areas.cpu, run->areas.tid);
+		fflush(stdout);
+	}
+}
+
 /* Decode the trace @run loaded, with a heading for an AUX area of --perf
  * without <idx>.  Returns 0, or 1 if the output cannot be written. */
 static int ptxed_decode_run(struct ptxed_run *run, struct ptd_ild_ctx *ild,
@@ -38,10 +50,7 @@ static int ptxed_decode_run(struct ptxed_run *run, struct ptd_ild_ctx *ild,
 {
 	int status = 0;
 
-	if ((run->areas.all || run->areas.later) && !run->options.quiet)
-		printf("[aux area %" PRIu32 ": cpu %" PRId32 ", tid %" PRId32
-		       "]\n",
-		       run->areas.idx, run->areas.cpu, run->areas.tid);
+	ptxed_heading(run);
 	/* (Without the cache, ptxed is slower but the same.) */
 	run->decoder.icache = ptxed_icache_alloc();
 	if (!ptxed_decode(&run->decoder, &run->options, &run->stats, ild))
@@ -101,7 +110,7 @@ static int ptxed_more_areas(struct ptxed_run *run, int argc, char **orig,
 
 	/* (The list is this function's now.) */
 	run->areas.rest = NULL;
-	for (size_t k = 0; k < areas.num_rest && !status; ++k) {
+	for (size_t k = 0; k < areas.num_rest; ++k) {
 		char **args = ptxed_copy_args(argc, orig);
 		char arg[4096];
 
@@ -123,13 +132,19 @@ static int ptxed_more_areas(struct ptxed_run *run, int argc, char **orig,
 		ptxed_run_fini(run);
 		switch (ptxed_parse(run, argc, args, 1, prog)) {
 		case ptxed_parse_run:
-			status = ptxed_decode_run(run, ild, prog);
+			if (ptxed_decode_run(run, ild, prog))
+				status = 1;
 			break;
 		case ptxed_parse_done:
 			break;
 		case ptxed_parse_error:
+			/* (An area that cannot be loaded is its own
+			 * failure; any other error would be every
+			 * area's.) */
 			fflush(stdout);
 			status = 1;
+			if (!run->areas.load_failed)
+				k = areas.num_rest;
 			break;
 		}
 		args[argi] = NULL;
@@ -145,6 +160,7 @@ int main(int argc, char *argv[])
 	static char outbuf[1 << 16];
 	struct ptd_ild_ctx *ild;
 	struct ptxed_run run;
+	enum ptxed_parse_status first;
 	char **orig;
 	int status;
 
@@ -155,7 +171,8 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "%s: out of memory.\n", prog);
 		return 1;
 	}
-	switch (ptxed_parse(&run, argc, argv, 0, prog)) {
+	first = ptxed_parse(&run, argc, argv, 0, prog);
+	switch (first) {
 	case ptxed_parse_run:
 		break;
 	case ptxed_parse_done:
@@ -164,6 +181,10 @@ int main(int argc, char *argv[])
 		return fflush(stdout) == 0 ? 0 : 1;
 	case ptxed_parse_error:
 		fflush(stdout);
+		/* (With --perf without <idx>, the first area that cannot be
+		 * loaded does not keep the others from being decoded.) */
+		if (run.areas.all && run.areas.load_failed)
+			break;
 		ptxed_run_fini(&run);
 		ptxed_free_args(argc, orig);
 		return 1;
@@ -187,9 +208,10 @@ int main(int argc, char *argv[])
 		        "--perf:images on the AUX area of a perf.data file "
 		        "with context switches of its CPU.\n",
 		        prog);
-	status = ptxed_decode_run(&run, ild, prog);
-	if (!status && run.areas.all)
-		status = ptxed_more_areas(&run, argc, orig, ild, prog);
+	status = first == ptxed_parse_run ? ptxed_decode_run(&run, ild, prog)
+	                                  : 1;
+	if (run.areas.all && ptxed_more_areas(&run, argc, orig, ild, prog))
+		status = 1;
 	ptxed_disas_free(ild);
 	ptxed_run_fini(&run);
 	ptxed_free_args(argc, orig);
