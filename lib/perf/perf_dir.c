@@ -16,7 +16,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,23 +29,6 @@ struct dir_files {
 	size_t num, cap_nums;
 };
 
-static int dir_fail(struct ptd_perf_diag *diag, int err, uint64_t offset,
-                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int dir_fail(struct ptd_perf_diag *diag, int err, uint64_t offset,
-                    const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!diag)
-		return err;
-	diag->offset = offset;
-	va_start(ap, fmt);
-	vsnprintf(diag->message, sizeof(diag->message), fmt, ap);
-	va_end(ap);
-	return err;
-}
-
 /* Append the file @dir/@name to @f->buf. */
 static int dir_read(struct dir_files *f, const char *dir, const char *name,
                     struct ptd_perf_diag *diag)
@@ -57,14 +39,15 @@ static int dir_read(struct dir_files *f, const char *dir, const char *name,
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 	    (int)sizeof(path))
-		return dir_fail(diag, -pte_bad_file, 0,
-		                "the path %s/%s is "
-		                "too long",
-		                dir, name);
+		return ptd_perf_fail(diag, -pte_bad_file, 0,
+		                     "the path %s/%s is "
+		                     "too long",
+		                     dir, name);
 	file = fopen(path, "rb");
 	if (!file)
-		return dir_fail(diag, -pte_bad_file, 0, "cannot open %s: %s",
-		                path, strerror(errno));
+		return ptd_perf_fail(diag, -pte_bad_file, 0,
+		                     "cannot open %s: %s", path,
+		                     strerror(errno));
 	for (;;) {
 		size_t got;
 
@@ -88,15 +71,15 @@ static int dir_read(struct dir_files *f, const char *dir, const char *name,
 		f->size += got;
 		if (got == 0) {
 			if (ferror(file))
-				err = dir_fail(diag, -pte_bad_file, 0,
-				               "cannot read %s: %s", path,
-				               strerror(errno));
+				err = ptd_perf_fail(diag, -pte_bad_file, 0,
+				                    "cannot read %s: %s", path,
+				                    strerror(errno));
 			break;
 		}
 	}
 	fclose(file);
 	if (err == -pte_nomem)
-		dir_fail(diag, err, 0, "out of memory reading %s", path);
+		ptd_perf_fail(diag, err, 0, "out of memory reading %s", path);
 	return err;
 }
 
@@ -116,8 +99,9 @@ static int dir_list(struct dir_files *f, const char *path,
 	struct dirent *e;
 
 	if (!dir)
-		return dir_fail(diag, -pte_bad_file, 0, "cannot open %s: %s",
-		                path, strerror(errno));
+		return ptd_perf_fail(diag, -pte_bad_file, 0,
+		                     "cannot open %s: %s", path,
+		                     strerror(errno));
 	while ((e = readdir(dir)) != NULL) {
 		const char *n = e->d_name;
 		char *end;
@@ -137,8 +121,8 @@ static int dir_list(struct dir_files *f, const char *path,
 			nums = realloc(f->nums, cap * sizeof(*nums));
 			if (!nums) {
 				closedir(dir);
-				return dir_fail(diag, -pte_nomem, 0,
-				                "out of memory");
+				return ptd_perf_fail(diag, -pte_nomem, 0,
+				                     "out of memory");
 			}
 			f->nums = nums;
 			f->cap_nums = cap;
@@ -182,7 +166,8 @@ int ptd_perf_read_dir(struct ptd_perf **out, const char *path,
 	if (err >= 0 && f.num) {
 		parts = calloc(f.num, sizeof(*parts));
 		if (!parts)
-			err = dir_fail(diag, -pte_nomem, 0, "out of memory");
+			err = ptd_perf_fail(diag, -pte_nomem, 0,
+			                    "out of memory");
 	}
 	main_size = f.size;
 	for (size_t i = 0; err >= 0 && i < f.num; ++i) {

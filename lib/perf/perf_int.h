@@ -171,6 +171,18 @@ int ptd_perf_snapshot_streams(struct ptd_perf *perf);
 /* Sort the switches into @perf's runs.  Returns 0 or -pte_nomem. */
 int ptd_perf_build_runs(struct ptd_perf *perf);
 
+#if defined(__GNUC__)
+#define PTD_PRINTF_PERF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PTD_PRINTF_PERF(f, a)
+#endif
+
+/* Set @diag (if not NULL) to @offset and the message @fmt.  Returns
+ * @err. */
+PTD_PRINTF_PERF(4, 5)
+int ptd_perf_fail(struct ptd_perf_diag *diag, int err, uint64_t offset,
+                  const char *fmt, ...);
+
 /* The fixed part of a sideband record of @type (its header included, not
  * its trailer), and the record's name for messages ("MMAP2"). */
 uint64_t ptd_perf_side_fixed(uint32_t type);

@@ -24,12 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if defined(__GNUC__)
-#define PTD_PRINTF_PERF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PTD_PRINTF_PERF(f, a)
-#endif
-
 /* The magic numbers, read as little-endian 64-bit values. */
 #define PTD_PERF_MAGIC2 UINT64_C(0x32454c4946524550)         /* "PERFILE2" */
 #define PTD_PERF_MAGIC2_SWAPPED UINT64_C(0x50455246494c4532) /* big-endian */
@@ -105,9 +99,8 @@ struct perf_parse {
 	int pipe, incomplete, compressed_skipped;
 };
 
-PTD_PRINTF_PERF(4, 5)
-static int perf_fail(struct ptd_perf_diag *diag, int err, uint64_t offset,
-                     const char *fmt, ...)
+int ptd_perf_fail(struct ptd_perf_diag *diag, int err, uint64_t offset,
+                  const char *fmt, ...)
 {
 	va_list ap;
 
@@ -200,16 +193,18 @@ static int perf_cpuid(struct perf_parse *p, uint64_t where, uint64_t off,
 	uint64_t len;
 
 	if (size < 4 || !perf_within(p, off, size))
-		return perf_fail(p->diag, -pte_bad_file, where,
-		                 "the CPUID feature (%llu bytes) does not fit "
-		                 "in the file",
-		                 (unsigned long long)size);
+		return ptd_perf_fail(
+		        p->diag, -pte_bad_file, where,
+		        "the CPUID feature (%llu bytes) does not fit "
+		        "in the file",
+		        (unsigned long long)size);
 	len = ptd_le32(p->buf + off);
 	if (len > size - 4)
-		return perf_fail(p->diag, -pte_bad_file, where,
-		                 "the CPUID feature's string of %llu bytes is "
-		                 "longer than the feature",
-		                 (unsigned long long)len);
+		return ptd_perf_fail(
+		        p->diag, -pte_bad_file, where,
+		        "the CPUID feature's string of %llu bytes is "
+		        "longer than the feature",
+		        (unsigned long long)len);
 	p->cpuid_at = off + 4;
 	p->cpuid_len = len;
 	return 0;
@@ -225,11 +220,11 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 	int err;
 
 	if (p->size < ptd_perf_header_size)
-		return perf_fail(p->diag, -pte_bad_file, 0,
-		                 "%llu bytes are too few for the perf.data "
-		                 "header (%d)",
-		                 (unsigned long long)p->size,
-		                 ptd_perf_header_size);
+		return ptd_perf_fail(p->diag, -pte_bad_file, 0,
+		                     "%llu bytes are too few for the perf.data "
+		                     "header (%d)",
+		                     (unsigned long long)p->size,
+		                     ptd_perf_header_size);
 	attr_size = ptd_le64(b + 16);
 	attrs_off = ptd_le64(b + 24);
 	attrs_size = ptd_le64(b + 32);
@@ -237,18 +232,19 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 	data_size = ptd_le64(b + 48);
 
 	if (attr_size < ptd_perf_attr_min + 16)
-		return perf_fail(p->diag, -pte_bad_file, 16,
-		                 "an attribute entry size of %llu bytes (at "
-		                 "least %d)",
-		                 (unsigned long long)attr_size,
-		                 ptd_perf_attr_min + 16);
+		return ptd_perf_fail(
+		        p->diag, -pte_bad_file, 16,
+		        "an attribute entry size of %llu bytes (at "
+		        "least %d)",
+		        (unsigned long long)attr_size, ptd_perf_attr_min + 16);
 	if (!perf_within(p, attrs_off, attrs_size) ||
 	    attrs_size % attr_size != 0)
-		return perf_fail(p->diag, -pte_bad_file, 24,
-		                 "the attribute section (offset %llu, %llu "
-		                 "bytes) is not whole entries inside the file",
-		                 (unsigned long long)attrs_off,
-		                 (unsigned long long)attrs_size);
+		return ptd_perf_fail(
+		        p->diag, -pte_bad_file, 24,
+		        "the attribute section (offset %llu, %llu "
+		        "bytes) is not whole entries inside the file",
+		        (unsigned long long)attrs_off,
+		        (unsigned long long)attrs_size);
 	for (i = 0; i < attrs_size / attr_size; ++i) {
 		const uint8_t *entry = b + attrs_off + i * attr_size;
 		uint64_t ids_off = ptd_le64(entry + attr_size - 16);
@@ -263,12 +259,13 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 			return err;
 	}
 	if (!perf_within(p, data_off, data_size))
-		return perf_fail(p->diag, -pte_bad_file, 40,
-		                 "the data section (offset %llu, %llu bytes) "
-		                 "ends beyond the file's %llu bytes",
-		                 (unsigned long long)data_off,
-		                 (unsigned long long)data_size,
-		                 (unsigned long long)p->size);
+		return ptd_perf_fail(
+		        p->diag, -pte_bad_file, 40,
+		        "the data section (offset %llu, %llu bytes) "
+		        "ends beyond the file's %llu bytes",
+		        (unsigned long long)data_off,
+		        (unsigned long long)data_size,
+		        (unsigned long long)p->size);
 	*data_begin = data_off;
 	*data_end = data_off + data_size;
 
@@ -290,21 +287,22 @@ static int perf_file_header(struct perf_parse *p, uint64_t *data_begin,
 			continue;
 		entry = table + 16 * nfeat++;
 		if (!perf_within(p, entry, 16))
-			return perf_fail(p->diag, -pte_bad_file, entry,
-			                 "the table of header features ends "
-			                 "beyond the file (feature %llu)",
-			                 (unsigned long long)i);
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file, entry,
+			        "the table of header features ends "
+			        "beyond the file (feature %llu)",
+			        (unsigned long long)i);
 		off = ptd_le64(b + entry);
 		size = ptd_le64(b + entry + 8);
 		if (!perf_within(p, off, size))
-			return perf_fail(p->diag, -pte_bad_file, entry,
-			                 "header feature %llu (offset %llu, "
-			                 "%llu bytes) ends beyond the file's "
-			                 "%llu bytes",
-			                 (unsigned long long)i,
-			                 (unsigned long long)off,
-			                 (unsigned long long)size,
-			                 (unsigned long long)p->size);
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file, entry,
+			        "header feature %llu (offset %llu, "
+			        "%llu bytes) ends beyond the file's "
+			        "%llu bytes",
+			        (unsigned long long)i, (unsigned long long)off,
+			        (unsigned long long)size,
+			        (unsigned long long)p->size);
 		if (i == ptd_perf_feat_cpuid) {
 			err = perf_cpuid(p, entry, off, size);
 			if (err < 0)
@@ -458,10 +456,11 @@ static int perf_sample(struct perf_parse *p, const uint8_t *r, uint64_t size,
 		return 0;
 	found = ptd_perf_sample_aux(&attr->layout, r, size, &aux);
 	if (found < 0)
-		return perf_fail(p->diag, -pte_bad_file, at,
-		                 "a SAMPLE record of %llu bytes ends inside "
-		                 "its %s field",
-		                 (unsigned long long)size, aux.why);
+		return ptd_perf_fail(
+		        p->diag, -pte_bad_file, at,
+		        "a SAMPLE record of %llu bytes ends inside "
+		        "its %s field",
+		        (unsigned long long)size, aux.why);
 	if (!found || !aux.size)
 		return 0;
 	if (p->num_samples == p->cap_samples) {
@@ -516,7 +515,7 @@ static int perf_inner_record(struct perf_parse *p, const uint8_t *r,
 	case ptd_perf_rec_switch_cpu_wide:
 		/* (Too short a record is refused before it takes memory.) */
 		if (size < ptd_perf_side_fixed(type))
-			return perf_fail(
+			return ptd_perf_fail(
 			        p->diag, -pte_bad_file, p->unzip_begun_at,
 			        "%s %s record of %llu bytes (at least %llu) in "
 			        "the compressed sideband of the record at %llu",
@@ -541,12 +540,12 @@ static int perf_inner_record(struct perf_parse *p, const uint8_t *r,
 	case ptd_perf_rec_auxtrace:
 	case ptd_perf_rec_header_tracing_data:
 		/* Their data would follow them in the stream. */
-		return perf_fail(p->diag, -pte_not_supported, p->unzip_begun_at,
-		                 "a record of type %u inside the compressed "
-		                 "sideband of the record at %llu (perf "
-		                 "writes none there)",
-		                 (unsigned)type,
-		                 (unsigned long long)p->unzip_begun_at);
+		return ptd_perf_fail(
+		        p->diag, -pte_not_supported, p->unzip_begun_at,
+		        "a record of type %u inside the compressed "
+		        "sideband of the record at %llu (perf "
+		        "writes none there)",
+		        (unsigned)type, (unsigned long long)p->unzip_begun_at);
 
 	default:
 		return 0;
@@ -567,7 +566,7 @@ static int perf_take_inner(void *ctx, const uint8_t *b, size_t n, size_t *used)
 		int err;
 
 		if (size < 8)
-			return perf_fail(
+			return ptd_perf_fail(
 			        p->diag, -pte_bad_file, p->unzip_begun_at,
 			        "a record of type %u with a size of "
 			        "%llu bytes (at least 8) in the "
@@ -619,18 +618,20 @@ static int perf_compressed(struct perf_parse *p, uint64_t at, uint32_t type,
 	if (type == ptd_perf_rec_compressed2) {
 		/* {u64 data_size, data[], padding to 8 bytes}. */
 		if (size < 16)
-			return perf_fail(p->diag, -pte_bad_file, at,
-			                 "a COMPRESSED2 record of %llu bytes "
-			                 "(at least 16)",
-			                 (unsigned long long)size);
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "a COMPRESSED2 record of %llu bytes "
+			        "(at least 16)",
+			        (unsigned long long)size);
 		len = ptd_le64(r + 8);
 		data = r + 16;
 		if (len > size - 16)
-			return perf_fail(p->diag, -pte_bad_file, at,
-			                 "a COMPRESSED2 record of %llu bytes "
-			                 "with %llu bytes of data",
-			                 (unsigned long long)size,
-			                 (unsigned long long)len);
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "a COMPRESSED2 record of %llu bytes "
+			        "with %llu bytes of data",
+			        (unsigned long long)size,
+			        (unsigned long long)len);
 	}
 	if (p->compressed_skipped)
 		return 0;
@@ -652,18 +653,19 @@ static int perf_compressed(struct perf_parse *p, uint64_t at, uint32_t type,
 	err = ptd_perf_unzip_feed(p->unzip, data, (size_t)len, perf_take_inner,
 	                          p, &why);
 	if (err < 0 && why == ptd_perf_unzip_over_limit)
-		return perf_fail(p->diag, err, at,
-		                 "the compressed sideband expands to more than "
-		                 "%llu bytes (%d times the file's size and %d "
-		                 "MiB), the limit for its memory",
-		                 (unsigned long long)perf_unzip_limit(p),
-		                 ptd_perf_unzip_ratio,
-		                 ptd_perf_unzip_extra_mib);
+		return ptd_perf_fail(
+		        p->diag, err, at,
+		        "the compressed sideband expands to more than "
+		        "%llu bytes (%d times the file's size and %d "
+		        "MiB), the limit for its memory",
+		        (unsigned long long)perf_unzip_limit(p),
+		        ptd_perf_unzip_ratio, ptd_perf_unzip_extra_mib);
 	if (err < 0 && why)
-		return perf_fail(p->diag, err, at,
-		                 "the compressed sideband does not decompress "
-		                 "(zstd: %s)",
-		                 why);
+		return ptd_perf_fail(
+		        p->diag, err, at,
+		        "the compressed sideband does not decompress "
+		        "(zstd: %s)",
+		        why);
 	return err;
 }
 
@@ -675,11 +677,12 @@ static int perf_unzip_end(struct perf_parse *p)
 
 	if (!left || p->incomplete)
 		return 0;
-	return perf_fail(p->diag, -pte_bad_file, p->unzip_begun_at,
-	                 "the compressed sideband ends inside a record: %zu "
-	                 "bytes of it, begun in the compressed record at "
-	                 "%llu",
-	                 left, (unsigned long long)p->unzip_begun_at);
+	return ptd_perf_fail(
+	        p->diag, -pte_bad_file, p->unzip_begun_at,
+	        "the compressed sideband ends inside a record: %zu "
+	        "bytes of it, begun in the compressed record at "
+	        "%llu",
+	        left, (unsigned long long)p->unzip_begun_at);
 }
 
 /* One record at @at of @size bytes (its header checked); *@next is where
@@ -695,14 +698,15 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 	switch (type) {
 	case ptd_perf_rec_auxtrace:
 		if (size < ptd_perf_auxtrace_size)
-			return perf_fail(p->diag, -pte_bad_file, at,
-			                 "an AUXTRACE record of %llu bytes (at "
-			                 "least %d)",
-			                 (unsigned long long)size,
-			                 ptd_perf_auxtrace_size);
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "an AUXTRACE record of %llu bytes (at "
+			        "least %d)",
+			        (unsigned long long)size,
+			        ptd_perf_auxtrace_size);
 		trace = ptd_le64(r + 8);
 		if (trace > end - *next)
-			return perf_fail(
+			return ptd_perf_fail(
 			        p->diag, -pte_bad_file, at,
 			        "an AUXTRACE record's %llu trace bytes "
 			        "run %llu bytes past the end of the data",
@@ -718,30 +722,31 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 		uint32_t kind;
 
 		if (size < ptd_perf_info_priv)
-			return perf_fail(
+			return ptd_perf_fail(
 			        p->diag, -pte_bad_file, at,
 			        "an AUXTRACE_INFO record of %llu bytes "
 			        "(at least %d)",
 			        (unsigned long long)size, ptd_perf_info_priv);
 		kind = ptd_le32(r + 8);
 		if (kind != ptd_perf_auxtrace_intel_pt)
-			return perf_fail(
+			return ptd_perf_fail(
 			        p->diag, -pte_not_supported, at,
 			        "the recording holds AUX trace of type "
 			        "%u, not Intel PT (type 1)",
 			        (unsigned)kind);
 		if (size < ptd_perf_info_priv + 8 * ptd_perf_priv_min)
-			return perf_fail(
+			return ptd_perf_fail(
 			        p->diag, -pte_bad_file, at,
 			        "an AUXTRACE_INFO record of %llu bytes "
 			        "(Intel PT needs at least %d)",
 			        (unsigned long long)size,
 			        ptd_perf_info_priv + 8 * ptd_perf_priv_min);
 		if (p->info_at)
-			return perf_fail(p->diag, -pte_bad_file, at,
-			                 "a second AUXTRACE_INFO record (the "
-			                 "first is at %llu)",
-			                 (unsigned long long)p->info_at);
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "a second AUXTRACE_INFO record (the "
+			        "first is at %llu)",
+			        (unsigned long long)p->info_at);
 		p->info_at = at;
 		p->info_size = size;
 		return 0;
@@ -752,10 +757,11 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 		if (size < 8 + ptd_perf_attr_min ||
 		    ptd_le32(r + 8 + 4) < ptd_perf_attr_min ||
 		    ptd_le32(r + 8 + 4) > size - 8)
-			return perf_fail(p->diag, -pte_bad_file, at,
-			                 "a HEADER_ATTR record of %llu bytes "
-			                 "does not hold its attribute",
-			                 (unsigned long long)size);
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "a HEADER_ATTR record of %llu bytes "
+			        "does not hold its attribute",
+			        (unsigned long long)size);
 		/* (Its ids follow the attribute.) */
 		err = perf_add_attr(p, r + 8, ptd_le32(r + 8 + 4));
 		if (err < 0)
@@ -765,7 +771,7 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 
 	case ptd_perf_rec_header_feature:
 		if (size < 16)
-			return perf_fail(
+			return ptd_perf_fail(
 			        p->diag, -pte_bad_file, at,
 			        "a HEADER_FEATURE record of %llu bytes",
 			        (unsigned long long)size);
@@ -779,16 +785,18 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 		uint64_t more;
 
 		if (size < 16)
-			return perf_fail(p->diag, -pte_bad_file, at,
-			                 "a HEADER_TRACING_DATA record of %llu "
-			                 "bytes (at least 16)",
-			                 (unsigned long long)size);
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "a HEADER_TRACING_DATA record of %llu "
+			        "bytes (at least 16)",
+			        (unsigned long long)size);
 		more = ptd_le32(r + 8);
 		if (more > end - *next)
-			return perf_fail(p->diag, -pte_bad_file, at,
-			                 "HEADER_TRACING_DATA's %llu bytes run "
-			                 "past the end of the data",
-			                 (unsigned long long)more);
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "HEADER_TRACING_DATA's %llu bytes run "
+			        "past the end of the data",
+			        (unsigned long long)more);
 		*next += more;
 		return 0;
 	}
@@ -831,26 +839,27 @@ static int perf_records(struct perf_parse *p, uint64_t at, uint64_t end)
 		int err;
 
 		if (end - at < 8)
-			return perf_fail(p->diag, -pte_bad_file, at,
-			                 "a record header cut off after %llu "
-			                 "bytes",
-			                 (unsigned long long)(end - at));
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "a record header cut off after %llu "
+			        "bytes",
+			        (unsigned long long)(end - at));
 		type = ptd_le32(p->buf + at);
 		size = (uint64_t)p->buf[at + 6] | (uint64_t)p->buf[at + 7] << 8;
 		if (size < 8)
-			return perf_fail(p->diag, -pte_bad_file, at,
-			                 "a record of type %u with a size of "
-			                 "%llu bytes (at least 8)",
-			                 (unsigned)type,
-			                 (unsigned long long)size);
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "a record of type %u with a size of "
+			        "%llu bytes (at least 8)",
+			        (unsigned)type, (unsigned long long)size);
 		if (size > end - at)
-			return perf_fail(p->diag, -pte_bad_file, at,
-			                 "a record of type %u and %llu bytes "
-			                 "runs past the end of the data (%llu "
-			                 "bytes left)",
-			                 (unsigned)type,
-			                 (unsigned long long)size,
-			                 (unsigned long long)(end - at));
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file, at,
+			        "a record of type %u and %llu bytes "
+			        "runs past the end of the data (%llu "
+			        "bytes left)",
+			        (unsigned)type, (unsigned long long)size,
+			        (unsigned long long)(end - at));
 		err = perf_record(p, at, type, size, end, &next);
 		if (err < 0)
 			return err;
@@ -894,11 +903,12 @@ static int perf_take_info(struct ptd_perf *perf, const struct perf_parse *p)
 
 		/* The string, NUL-terminated, in roundup(len + 1, 8) bytes. */
 		if (len && len >= 8 * (n - 17))
-			return perf_fail(p->diag, -pte_bad_file,
-			                 p->info_at + ptd_perf_info_priv + 128,
-			                 "the address filter string of %llu "
-			                 "bytes does not fit in AUXTRACE_INFO",
-			                 (unsigned long long)len);
+			return ptd_perf_fail(
+			        p->diag, -pte_bad_file,
+			        p->info_at + ptd_perf_info_priv + 128,
+			        "the address filter string of %llu "
+			        "bytes does not fit in AUXTRACE_INFO",
+			        (unsigned long long)len);
 		if (len) {
 			perf->filter = malloc((size_t)len + 1);
 			if (!perf->filter)
@@ -914,10 +924,11 @@ static int perf_take_info(struct ptd_perf *perf, const struct perf_parse *p)
 		if (p->attrs[i].type == info->pmu_type)
 			break;
 	if (i == p->num_attrs)
-		return perf_fail(p->diag, -pte_bad_config, p->info_at,
-		                 "no event attribute has the Intel PT PMU's "
-		                 "type %u",
-		                 (unsigned)info->pmu_type);
+		return ptd_perf_fail(
+		        p->diag, -pte_bad_config, p->info_at,
+		        "no event attribute has the Intel PT PMU's "
+		        "type %u",
+		        (unsigned)info->pmu_type);
 	info->config = p->attrs[i].config;
 	info->sample_type = p->attrs[i].sample_type;
 	/* perf_event_attr bits: 4 exclude_user, 5 exclude_kernel. */
@@ -1059,7 +1070,7 @@ int ptd_perf_parse(struct ptd_perf **out, const void *buf, size_t size,
 	if (diag)
 		memset(diag, 0, sizeof(*diag));
 	if (!out || !buf)
-		return perf_fail(diag, -pte_invalid, 0, "a NULL argument");
+		return ptd_perf_fail(diag, -pte_invalid, 0, "a NULL argument");
 	return ptd_perf_parse_parts(out, buf, size, NULL, 0, diag);
 }
 
@@ -1097,21 +1108,22 @@ int ptd_perf_parse_parts(struct ptd_perf **out, const void *buf, size_t size,
 	p.total_size = nparts ? parts[nparts - 1].end : size;
 	p.diag = diag;
 	if (size < ptd_perf_pipe_header_size)
-		return perf_fail(diag, -pte_bad_file, 0,
-		                 "%zu bytes are too few for a perf.data file",
-		                 size);
+		return ptd_perf_fail(
+		        diag, -pte_bad_file, 0,
+		        "%zu bytes are too few for a perf.data file", size);
 	magic = ptd_le64(p.buf);
 	if (magic == PTD_PERF_MAGIC2_SWAPPED)
-		return perf_fail(diag, -pte_not_supported, 0,
-		                 "a big-endian perf.data file");
+		return ptd_perf_fail(diag, -pte_not_supported, 0,
+		                     "a big-endian perf.data file");
 	if (magic == PTD_PERF_MAGIC1)
-		return perf_fail(diag, -pte_not_supported, 0,
-		                 "a perf.data file of the obsolete format "
-		                 "\"PERFFILE\"");
+		return ptd_perf_fail(diag, -pte_not_supported, 0,
+		                     "a perf.data file of the obsolete format "
+		                     "\"PERFFILE\"");
 	if (magic != PTD_PERF_MAGIC2)
-		return perf_fail(diag, -pte_bad_file, 0,
-		                 "not a perf.data file (no \"PERFILE2\" at the "
-		                 "start)");
+		return ptd_perf_fail(
+		        diag, -pte_bad_file, 0,
+		        "not a perf.data file (no \"PERFILE2\" at the "
+		        "start)");
 
 	hsize = ptd_le64(p.buf + 8);
 	if (hsize == ptd_perf_pipe_header_size) {
@@ -1120,16 +1132,16 @@ int ptd_perf_parse_parts(struct ptd_perf **out, const void *buf, size_t size,
 		end = size;
 		err = 0;
 	} else if (hsize < ptd_perf_header_size) {
-		err = perf_fail(diag, -pte_bad_file, 8,
-		                "a header size of %llu bytes (%d, or 16 for "
-		                "the pipe format)",
-		                (unsigned long long)hsize,
-		                ptd_perf_header_size);
+		err = ptd_perf_fail(
+		        diag, -pte_bad_file, 8,
+		        "a header size of %llu bytes (%d, or 16 for "
+		        "the pipe format)",
+		        (unsigned long long)hsize, ptd_perf_header_size);
 	} else if (hsize > size) {
-		err = perf_fail(diag, -pte_bad_file, 8,
-		                "the file ends after %zu bytes, inside its "
-		                "%llu-byte header",
-		                size, (unsigned long long)hsize);
+		err = ptd_perf_fail(diag, -pte_bad_file, 8,
+		                    "the file ends after %zu bytes, inside its "
+		                    "%llu-byte header",
+		                    size, (unsigned long long)hsize);
 	} else {
 		err = perf_file_header(&p, &begin, &end);
 	}
@@ -1137,19 +1149,20 @@ int ptd_perf_parse_parts(struct ptd_perf **out, const void *buf, size_t size,
 		err = perf_records(&p, begin, end);
 	if (err >= 0 && nparts) {
 		if (p.pipe)
-			err = perf_fail(diag, -pte_bad_file, 8,
-			                "a directory's data file in the pipe "
-			                "format");
+			err = ptd_perf_fail(
+			        diag, -pte_bad_file, 8,
+			        "a directory's data file in the pipe "
+			        "format");
 		else
 			err = perf_parts(&p, parts, nparts);
 	}
 	if (err >= 0)
 		err = perf_unzip_end(&p);
 	if (err >= 0 && !p.info_at)
-		err = perf_fail(diag, -pte_bad_config, 0,
-		                "no Intel PT trace: the file has no "
-		                "AUXTRACE_INFO record (not recorded with "
-		                "-e intel_pt//?)");
+		err = ptd_perf_fail(diag, -pte_bad_config, 0,
+		                    "no Intel PT trace: the file has no "
+		                    "AUXTRACE_INFO record (not recorded with "
+		                    "-e intel_pt//?)");
 
 	perf = NULL;
 	if (err >= 0) {
@@ -1206,7 +1219,7 @@ int ptd_perf_parse_parts(struct ptd_perf **out, const void *buf, size_t size,
 	free(p.id_attr);
 	if (err < 0) {
 		if (err == -pte_nomem && diag && !diag->message[0])
-			perf_fail(diag, err, 0, "out of memory");
+			ptd_perf_fail(diag, err, 0, "out of memory");
 		ptd_perf_free(perf);
 		return err;
 	}
@@ -1249,10 +1262,11 @@ static int perf_read_stream(struct ptd_perf **out, FILE *file, const char *path,
 		}
 	}
 	if (err == -pte_bad_file)
-		perf_fail(diag, err, size, "cannot read %s: %s", path,
-		          strerror(errno));
+		ptd_perf_fail(diag, err, size, "cannot read %s: %s", path,
+		              strerror(errno));
 	else if (err == -pte_nomem)
-		perf_fail(diag, err, size, "out of memory reading %s", path);
+		ptd_perf_fail(diag, err, size, "out of memory reading %s",
+		              path);
 	else
 		err = ptd_perf_parse(out, buf ? (const void *)buf : "", size,
 		                     diag);
@@ -1271,15 +1285,16 @@ int ptd_perf_read(struct ptd_perf **out, const char *path,
 	if (diag)
 		memset(diag, 0, sizeof(*diag));
 	if (!out || !path)
-		return perf_fail(diag, -pte_invalid, 0, "a NULL argument");
+		return ptd_perf_fail(diag, -pte_invalid, 0, "a NULL argument");
 	*out = NULL;
 	if (strcmp(path, "-") == 0)
 		return perf_read_stream(out, stdin, "standard input", diag);
 
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return perf_fail(diag, -pte_bad_file, 0, "cannot open %s: %s",
-		                 path, strerror(errno));
+		return ptd_perf_fail(diag, -pte_bad_file, 0,
+		                     "cannot open %s: %s", path,
+		                     strerror(errno));
 	/* A directory is perf record --threads' format (perf_dir.c). */
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
@@ -1303,8 +1318,8 @@ int ptd_perf_read(struct ptd_perf **out, const char *path,
 	if (!file) {
 		err = errno;
 		close(fd);
-		return perf_fail(diag, -pte_bad_file, 0, "cannot read %s: %s",
-		                 path, strerror(err));
+		return ptd_perf_fail(diag, -pte_bad_file, 0,
+		                     "cannot read %s: %s", path, strerror(err));
 	}
 	err = perf_read_stream(out, file, path, diag);
 	fclose(file);

@@ -21,20 +21,9 @@ out=$(mktemp -d) || exit 1
 trap 'rm -rf "$out"' EXIT
 fail=0
 
-# What the tools print for @1, into files @2.*, with @1 replaced by FILE.
-run() {
-	"$ptdump" --perf:sideband "$1" >"$2.sideband" 2>&1 || echo "status $?" >>"$2.sideband"
-	"$ptdump" --perf "$1" >"$2.dump" 2>&1 || echo "status $?" >>"$2.dump"
-	for idx in 0 3; do
-		"$ptxed" --perf:images --perf:tasks --no-inst --perf "$1:$idx" \
-			>"$2.ptxed$idx" 2>&1 || echo "status $?" >>"$2.ptxed$idx"
-	done
-	for part in sideband dump ptxed0 ptxed3; do
-		sed "s|$1|FILE|g" "$2.$part" >"$2.$part.n"
-	done
-}
-
-run "$file" "$out/orig"
+# shellcheck source=perf-outputs.sh
+. "$(dirname "$0")/perf-outputs.sh"
+perf_outputs "$file" "$out/orig"
 n=0
 for how in "--dir 2" "--dir 3 @ 100 0 0 1" "--dir-aux-in-data 3"; do
 	n=$((n + 1))
@@ -50,14 +39,8 @@ for how in "--dir 2" "--dir 3 @ 100 0 0 1" "--dir-aux-in-data 3"; do
 		fail=1
 		continue
 	fi
-	run "$d" "$out/d$n"
-	for part in sideband dump ptxed0 ptxed3; do
-		if ! cmp -s "$out/orig.$part.n" "$out/d$n.$part.n"; then
-			echo "FAIL: directory ($how): $part differs:"
-			diff "$out/orig.$part.n" "$out/d$n.$part.n" | head -20
-			fail=1
-		fi
-	done
+	perf_outputs "$d" "$out/d$n"
+	perf_outputs_differ "$out/orig" "$out/d$n" "directory ($how)" || fail=1
 	echo "ok: directory ($how): $(ls "$d" | tr '\n' ' ')- the tools' output unchanged"
 done
 if command -v perf >/dev/null 2>&1; then

@@ -21,21 +21,9 @@ out=$(mktemp -d) || exit 1
 trap 'rm -rf "$out"' EXIT
 fail=0
 
-# What the tools print for @1, into files @2.*.
-run() {
-	"$ptdump" --perf:sideband "$1" >"$2.sideband" 2>&1 || echo "status $?" >>"$2.sideband"
-	"$ptdump" --perf "$1" >"$2.dump" 2>&1 || echo "status $?" >>"$2.dump"
-	for idx in 0 3; do
-		"$ptxed" --perf:images --perf:tasks --no-inst --perf "$1:$idx" \
-			>"$2.ptxed$idx" 2>&1 || echo "status $?" >>"$2.ptxed$idx"
-	done
-}
-
-run "$file" "$out/orig"
-# The file's name is in the tools' messages: compare with it replaced.
-for f in "$out"/orig.*; do
-	sed "s|$file|FILE|g" "$f" >"$f.n"
-done
+# shellcheck source=perf-outputs.sh
+. "$(dirname "$0")/perf-outputs.sh"
+perf_outputs "$file" "$out/orig"
 n=0
 for how in "0 0 0 1 1" "100 0 0 3 1" "100 7 0 1 0" "64 0 1 1 0"; do
 	n=$((n + 1))
@@ -46,15 +34,8 @@ for how in "0 0 0 1 1" "100 0 0 3 1" "100 7 0 1 0" "64 0 1 1 0"; do
 		fail=1
 		continue
 	fi
-	run "$z" "$out/z$n"
-	for part in sideband dump ptxed0 ptxed3; do
-		sed "s|$z|FILE|g" "$out/z$n.$part" >"$out/z$n.$part.n"
-		if ! cmp -s "$out/orig.$part.n" "$out/z$n.$part.n"; then
-			echo "FAIL: compressed ($how): $part differs:"
-			diff "$out/orig.$part.n" "$out/z$n.$part.n" | head -20
-			fail=1
-		fi
-	done
+	perf_outputs "$z" "$out/z$n"
+	perf_outputs_differ "$out/orig" "$out/z$n" "compressed ($how)" || fail=1
 	# Every record of the kernel's is compressed: the corpus file has 249
 	# (224 of the kinds ptdecode reads, 10 AUX, 15 samples).
 	case $(cat "$out/pz") in
@@ -67,19 +48,20 @@ for how in "0 0 0 1 1" "100 0 0 3 1" "100 7 0 1 0" "64 0 1 1 0"; do
 	echo "ok: compressed ($how): $(cat "$out/pz"), the tools' output unchanged"
 	case $how in *" 1") ;; *) continue ;; esac
 	if command -v perf >/dev/null 2>&1; then
-		for f in "$file" "$z"; do
-			perf report -D -i "$f" 2>/dev/null |
-				grep -E 'PERF_RECORD_(MMAP|COMM|SWITCH|FORK|EXIT|ITRACE|AUX )' |
-				sed 's/^.*\]: //' >"$f.perf"
-		done
-		if [ ! -s "$file.perf" ] || ! cmp -s "$file.perf" "$z.perf"; then
+		# (Written in $out: the corpus may not be writable.)
+		perf report -D -i "$file" 2>/dev/null |
+			grep -E 'PERF_RECORD_(MMAP|COMM|SWITCH|FORK|EXIT|ITRACE|AUX )' |
+			sed 's/^.*\]: //' >"$out/orig.perf"
+		perf report -D -i "$z" 2>/dev/null |
+			grep -E 'PERF_RECORD_(MMAP|COMM|SWITCH|FORK|EXIT|ITRACE|AUX )' |
+			sed 's/^.*\]: //' >"$z.perf"
+		if [ ! -s "$out/orig.perf" ] || ! cmp -s "$out/orig.perf" "$z.perf"; then
 			echo "FAIL: perf reads compressed ($how) otherwise"
-			diff "$file.perf" "$z.perf" | head -10
+			diff "$out/orig.perf" "$z.perf" | head -10
 			fail=1
 		else
 			echo "ok: perf report -D reads the same $(wc -l <"$z.perf") sideband records"
 		fi
-		rm -f "$file.perf"
 	fi
 done
 exit $fail
