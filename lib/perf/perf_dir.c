@@ -170,7 +170,7 @@ int ptd_perf_read_dir(struct ptd_perf **out, const char *path,
 			                    "out of memory");
 	}
 	main_size = f.size;
-	for (size_t i = 0; err >= 0 && i < f.num; ++i) {
+	for (size_t i = 0; err >= 0 && parts && i < f.num; ++i) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "data.%lu", f.nums[i]);

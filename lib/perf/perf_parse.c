@@ -1201,7 +1201,8 @@ int ptd_perf_parse_parts(struct ptd_perf **out, const void *buf, size_t size,
 			layout.id_attr = p.id_attr;
 			layout.num_ids = p.num_ids;
 			layout.sample_id_all =
-			        (int)(p.attrs[0].flags >> 18 & 1);
+			        p.num_attrs ? (int)(p.attrs[0].flags >> 18 & 1)
+			                    : 0;
 			err = ptd_perf_take_sideband(perf, p.buf, p.kept,
 			                             p.side, p.num_side,
 			                             &layout, diag);
