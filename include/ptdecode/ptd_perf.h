@@ -38,18 +38,20 @@
  * the attributes, the data section's records and the header features; also
  * the pipe format (`perf record -o -`), whose attributes and features come as
  * records, and files of an interrupted `perf record` (data size 0 in the
- * header: the records are read to the end of the file).  What is not:
- * big-endian files, the obsolete "PERFFILE" format, the directory format
- * (`perf record --threads`), zstd-compressed sideband (`perf record -z`; the
- * compressed records are skipped and counted, the AUX data itself is never
- * compressed) and trace in samples (`--aux-sample`).  Snapshot recordings
- * (`perf record -S`) are read, their streams without what one snapshot
- * repeats of the one before.  Of the sideband, the memory
+ * header: the records are read to the end of the file), the directory of
+ * `perf record --threads` (ptd_perf_read()), zstd-compressed sideband
+ * (`perf record -z`, where ptdecode was built with zstd; otherwise the
+ * compressed records are skipped and counted) and the trace in samples of
+ * `perf record --aux-sample`.  What is not: big-endian files and the
+ * obsolete "PERFFILE" format.  Snapshot recordings (`perf record -S`) are
+ * read, their streams without what one snapshot repeats of the one before
+ * (the trace of samples too).  Of the sideband, the memory
  * maps (MMAP, MMAP2), process names (COMM), context switches (SWITCH,
  * SWITCH_CPU_WIDE, and ITRACE_START, the task that tracing started with),
  * forks and exits are read, with their times; ptd_perf_task_at() tells which
- * task ran on a CPU at a given time.  Other sideband records (samples, LOST,
- * NAMESPACES, KSYMBOL, TEXT_POKE, ...) are skipped.
+ * task ran on a CPU at a given time.  Other sideband records (samples
+ * without PERF_SAMPLE_AUX, LOST, NAMESPACES, KSYMBOL, TEXT_POKE, ...) are
+ * skipped.
  *
  * Bad input is expected: every length and offset is checked against the
  * file, and an error says what is wrong and at which byte offset of the file
@@ -169,10 +171,12 @@ struct ptd_perf_info {
 	const char *cpuid;
 	struct pt_cpu cpu;
 
-	/** The number of AUXTRACE records (trace buffers), of trace bytes in
-	 * them, and of compressed records (PERF_RECORD_COMPRESSED and
-	 * COMPRESSED2: `perf record -z` compresses the sideband, never the
-	 * trace). */
+	/** The number of trace buffers (AUXTRACE records, or with @sampled
+	 * the samples with trace), of trace bytes in them, and of compressed
+	 * records (PERF_RECORD_COMPRESSED and COMPRESSED2: `perf record -z`
+	 * compresses the sideband, never the trace of AUXTRACE records; the
+	 * samples of --aux-sample, their trace included, go with the
+	 * sideband). */
 	uint64_t num_buffers, trace_bytes, num_compressed;
 
 	/** The number of samples with Intel PT trace in them (`perf record
@@ -203,8 +207,9 @@ struct ptd_perf_info {
 
 	/** 1 if the file has compressed records and ptdecode was built
 	 * without zstd: the sideband in them (memory maps, process names,
-	 * switches, ...) was skipped.  Where ptdecode has zstd, the
-	 * compressed sideband is read as if it were not compressed. */
+	 * switches, ..., and samples with their trace) was skipped.  Where
+	 * ptdecode has zstd, the compressed sideband is read as if it were not
+	 * compressed. */
 	uint8_t compressed_skipped;
 
 	/** 1 if the header's data size is 0: `perf record` did not finish
@@ -288,13 +293,14 @@ struct ptd_perf_stream {
 	int32_t tid, cpu;
 	/** The number of buffers. */
 	uint64_t num_buffers;
-	/** In snapshot mode (info.snapshot_mode): the bytes at the start of
-	 * later buffers that repeat what the buffer before holds, which
-	 * @data leaves out (0 otherwise). */
+	/** In snapshot mode (info.snapshot_mode) and for the trace of samples
+	 * (info.sampled): the bytes at the start of later buffers that
+	 * repeat what the buffer before holds, which @data leaves out (0
+	 * otherwise). */
 	uint64_t repeated;
-	/** In snapshot mode: the places where a buffer does not overlap the
-	 * one before (the ring wrapped: trace was lost).  @data has an OVF
-	 * packet there, and goes on at that buffer's first PSB. */
+	/** In snapshot mode and for samples: the places where a buffer does
+	 * not overlap the one before (the ring wrapped: trace was lost).  @data
+	 * has an OVF packet there, and goes on at that buffer's first PSB. */
 	uint64_t gaps;
 };
 

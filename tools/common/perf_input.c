@@ -82,7 +82,8 @@ void ptd_tool_perf_warnings(const struct ptd_perf *perf, const char *file,
 		        "%s: warning: %s: its sideband is compressed (perf "
 		        "record -z) and this ptdecode was built without zstd: "
 		        "%" PRIu64 " compressed record%s skipped, with the "
-		        "memory maps, process names and switches in them "
+		        "memory maps, process names, switches and samples in "
+		        "them "
 		        "(build ptdecode with zstd, Debian's libzstd-dev, to "
 		        "read them).\n",
 		        prog, file, info.num_compressed,
