@@ -272,7 +272,4 @@ int ptd_perf_unzip_feed(struct ptd_perf_unzip *z, const uint8_t *data,
 /* The bytes decompressed and not taken (the start of a record). */
 size_t ptd_perf_unzip_left(const struct ptd_perf_unzip *z);
 
-/* 1 if ptdecode was built with zstd, else 0. */
-int ptd_perf_unzip_available(void);
-
 #endif /* PTD_PERF_INT_H */

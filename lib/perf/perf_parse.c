@@ -498,47 +498,58 @@ static int perf_sample(struct perf_parse *p, const uint8_t *r, uint64_t size,
 	return 0;
 }
 
-/* A record of the compressed sideband: keep what ptd_perf_take_sideband()
- * reads, count truncated AUX areas.  (perf writes AUXTRACE records and the
- * header's records itself, never through the compressed ring buffers.) */
-static int perf_inner_record(struct perf_parse *p, const uint8_t *r,
-                             uint32_t type, uint64_t size)
+/* A record of the kernel's, from the file (at @at) or, with @inner, from the
+ * compressed sideband (begun in the compressed record at @at): the sideband
+ * that ptd_perf_take_sideband() reads is noted (kept, where it came out of
+ * the compressed sideband: too short a record is refused before it takes
+ * memory), full AUX areas are counted, the trace in samples is taken; other
+ * records are skipped. */
+static int perf_kernel_record(struct perf_parse *p, const uint8_t *r,
+                              uint32_t type, uint64_t size, uint64_t at,
+                              int inner)
 {
-	switch (type) {
-	case ptd_perf_rec_mmap:
-	case ptd_perf_rec_mmap2:
-	case ptd_perf_rec_comm:
-	case ptd_perf_rec_exit:
-	case ptd_perf_rec_fork:
-	case ptd_perf_rec_itrace_start:
-	case ptd_perf_rec_switch:
-	case ptd_perf_rec_switch_cpu_wide:
-		/* (Too short a record is refused before it takes memory.) */
-		if (size < ptd_perf_side_fixed(type))
-			return ptd_perf_fail(
-			        p->diag, -pte_bad_file, p->unzip_begun_at,
-			        "%s %s record of %llu bytes (at least %llu) in "
-			        "the compressed sideband of the record at %llu",
-			        (ptd_perf_side_name(type)[0] == 'E' ||
-			         ptd_perf_side_name(type)[0] == 'I')
-			                ? "an"
-			                : "a",
-			        ptd_perf_side_name(type),
-			        (unsigned long long)size,
-			        (unsigned long long)ptd_perf_side_fixed(type),
-			        (unsigned long long)p->unzip_begun_at);
-		return perf_keep_side(p, r, size, type, p->unzip_begun_at);
+	uint64_t fixed = ptd_perf_side_fixed(type);
 
+	if (fixed && !inner)
+		return perf_add_side(p, at, size, type, at, 0);
+	if (fixed && size < fixed)
+		return ptd_perf_fail(
+		        p->diag, -pte_bad_file, at,
+		        "%s %s record of %llu bytes (at least %llu) in the "
+		        "compressed sideband of the record at %llu",
+		        (ptd_perf_side_name(type)[0] == 'E' ||
+		         ptd_perf_side_name(type)[0] == 'I')
+		                ? "an"
+		                : "a",
+		        ptd_perf_side_name(type), (unsigned long long)size,
+		        (unsigned long long)fixed, (unsigned long long)at);
+	if (fixed)
+		return perf_keep_side(p, r, size, type, at);
+
+	switch (type) {
 	case ptd_perf_rec_aux:
+		/* {aux_offset, aux_size, flags}: a full AUX area lost
+		 * trace. */
 		if (size >= 32 && (ptd_le64(r + 24) & ptd_perf_aux_truncated))
 			p->num_truncated += 1;
 		return 0;
 
 	case ptd_perf_rec_sample:
-		return perf_sample(p, r, size, p->unzip_begun_at, 1);
+		return perf_sample(p, r, size, at, inner);
 
-	case ptd_perf_rec_auxtrace:
-	case ptd_perf_rec_header_tracing_data:
+	default:
+		return 0;
+	}
+}
+
+/* A record of the compressed sideband.  (perf writes AUXTRACE records and
+ * the header's records itself, never through the compressed ring
+ * buffers.) */
+static int perf_inner_record(struct perf_parse *p, const uint8_t *r,
+                             uint32_t type, uint64_t size)
+{
+	if (type == ptd_perf_rec_auxtrace ||
+	    type == ptd_perf_rec_header_tracing_data)
 		/* Their data would follow them in the stream. */
 		return ptd_perf_fail(
 		        p->diag, -pte_not_supported, p->unzip_begun_at,
@@ -546,10 +557,7 @@ static int perf_inner_record(struct perf_parse *p, const uint8_t *r,
 		        "sideband of the record at %llu (perf "
 		        "writes none there)",
 		        (unsigned)type, (unsigned long long)p->unzip_begun_at);
-
-	default:
-		return 0;
-	}
+	return perf_kernel_record(p, r, type, size, p->unzip_begun_at, 1);
 }
 
 /* ptd_perf_unzip_take_fn for perf_compressed(): the whole records of the
@@ -801,33 +809,13 @@ static int perf_record(struct perf_parse *p, uint64_t at, uint32_t type,
 		return 0;
 	}
 
-	case ptd_perf_rec_mmap:
-	case ptd_perf_rec_mmap2:
-	case ptd_perf_rec_comm:
-	case ptd_perf_rec_exit:
-	case ptd_perf_rec_fork:
-	case ptd_perf_rec_itrace_start:
-	case ptd_perf_rec_switch:
-	case ptd_perf_rec_switch_cpu_wide:
-		return perf_add_side(p, at, size, type, at, 0);
-
-	case ptd_perf_rec_aux:
-		/* {aux_offset, aux_size, flags}: a full AUX area lost
-		 * trace. */
-		if (size >= 32 && (ptd_le64(r + 24) & ptd_perf_aux_truncated))
-			p->num_truncated += 1;
-		return 0;
-
-	case ptd_perf_rec_sample:
-		return perf_sample(p, r, size, at, 0);
-
 	case ptd_perf_rec_compressed:
 	case ptd_perf_rec_compressed2:
 		p->num_compressed += 1;
 		return perf_compressed(p, at, type, size);
 
 	default:
-		return 0;
+		return perf_kernel_record(p, r, type, size, at, 0);
 	}
 }
 

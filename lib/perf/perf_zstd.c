@@ -109,11 +109,6 @@ size_t ptd_perf_unzip_left(const struct ptd_perf_unzip *z)
 	return z ? z->n : 0;
 }
 
-int ptd_perf_unzip_available(void)
-{
-	return 1;
-}
-
 #else /* !PTD_HAVE_ZSTD */
 
 int ptd_perf_unzip_new(struct ptd_perf_unzip **out, uint64_t limit)
@@ -144,11 +139,6 @@ int ptd_perf_unzip_feed(struct ptd_perf_unzip *z, const uint8_t *data,
 size_t ptd_perf_unzip_left(const struct ptd_perf_unzip *z)
 {
 	(void)z;
-	return 0;
-}
-
-int ptd_perf_unzip_available(void)
-{
 	return 0;
 }
 

@@ -12,18 +12,9 @@
 # usage: check-perf-zstd.sh <pz_compress> <ptdump> <ptxed> <perf.data>
 # Exit status 0, 1 on a difference, 77 if the file is absent.
 set -u
-pz=$1 ptdump=$2 ptxed=$3 file=$4
-if [ ! -f "$file" ]; then
-	echo "skipped: $file is absent"
-	exit 77
-fi
-out=$(mktemp -d) || exit 1
-trap 'rm -rf "$out"' EXIT
-fail=0
-
 # shellcheck source=perf-outputs.sh
 . "$(dirname "$0")/perf-outputs.sh"
-perf_outputs "$file" "$out/orig"
+perf_start "$@"
 n=0
 for how in "0 0 0 1 1" "100 0 0 3 1" "100 7 0 1 0" "64 0 1 1 0"; do
 	n=$((n + 1))

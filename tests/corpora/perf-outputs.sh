@@ -1,7 +1,22 @@
 # Sourced by check-perf-zstd.sh and check-perf-dir.sh: what the tools print
 # for a perf.data file of the corpus recording, to compare the file as perf
-# wrote it with the same recording written otherwise.  Needs $ptdump and
-# $ptxed.
+# wrote it with the same recording written otherwise.
+
+# perf_start <pz_compress> <ptdump> <ptxed> <perf.data>: set $pz, $ptdump,
+# $ptxed, $file, $fail (0) and $out (a folder removed at exit), or exit 77
+# if the file is absent; then the tools' outputs for the file as perf wrote
+# it, into $out/orig.*.
+perf_start() {
+	pz=$1 ptdump=$2 ptxed=$3 file=$4
+	if [ ! -f "$file" ]; then
+		echo "skipped: $file is absent"
+		exit 77
+	fi
+	out=$(mktemp -d) || exit 1
+	trap 'rm -rf "$out"' EXIT
+	fail=0
+	perf_outputs "$file" "$out/orig"
+}
 #
 # perf_outputs <file> <prefix>: ptdump --perf:sideband, ptdump --perf and
 # ptxed --perf:images --perf:tasks on AUX areas 0 and 3, into

@@ -816,3 +816,14 @@ struct pw pw_rewrite_data(const uint8_t *b, size_t n, pw_records_fn *fn,
 	}
 	return out;
 }
+
+size_t pw_find_record(const struct pw *w, uint32_t type)
+{
+	size_t at = (size_t)pw_get_u64(w->b + 40);
+	size_t end = at + (size_t)pw_get_u64(w->b + 48);
+
+	for (; at < end; at += pw_record_len(w->b, at, end))
+		if (pw_get_u32(w->b + at) == type)
+			return at;
+	return 0;
+}

@@ -164,6 +164,10 @@ struct pw pw_rewrite_data(const uint8_t *b, size_t n, pw_records_fn *fn,
                           void *ctx, const struct pw_feature *feat,
                           size_t nfeat);
 
+/* The offset in @w (a file of the file format) of the first record of
+ * @type in its data section, or 0 if it has none. */
+size_t pw_find_record(const struct pw *w, uint32_t type);
+
 /* The length of the record at @b + @at (its trace included for an
  * AUXTRACE record), checked to lie before @end (it aborts otherwise). */
 size_t pw_record_len(const uint8_t *b, size_t at, size_t end);

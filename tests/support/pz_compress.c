@@ -63,13 +63,9 @@ static int pz_aux_sample(int layout, const char *out, int bad)
 	s.aux_samples = layout;
 	w = pw_write_file(&s);
 	if (bad) {
-		uint64_t data = pw_get_u64(w.b + 40);
-		uint64_t end = data + pw_get_u64(w.b + 48);
-		size_t at = (size_t)data;
+		size_t at = pw_find_record(&w, 9);
 
-		while (at < end && pw_get_u32(w.b + at) != 9)
-			at += pw_record_len(w.b, at, (size_t)end);
-		if (at < end) {
+		if (at) {
 			size_t size = w.b[at + 6] | (size_t)w.b[at + 7] << 8;
 
 			pw_set_u64(w.b + at + size - 200 - 8, 200 + 4096);

@@ -1442,7 +1442,7 @@ static void test_aux_samples_bad(void **state)
 		struct ptd_perf *perf;
 		struct ptd_perf_diag diag;
 		struct ptd_perf_info info;
-		size_t at = 0, size, data, end;
+		size_t at, size;
 		struct pw w;
 
 		s.trace = t;
@@ -1454,12 +1454,8 @@ static void test_aux_samples_bad(void **state)
 		s.aux_samples = layout;
 		w = pw_write_file(&s);
 		/* The SAMPLE record (type 9) in the data section. */
-		data = (size_t)pw_get_u64(w.b + 40);
-		end = data + (size_t)pw_get_u64(w.b + 48);
-		for (at = data; at < end && pw_get_u32(w.b + at) != 9;
-		     at += pw_record_len(w.b, at, end))
-			;
-		assert_true(at < end);
+		at = pw_find_record(&w, 9);
+		assert_true(at > 0);
 		size = w.b[at + 6] | (size_t)w.b[at + 7] << 8;
 		/* Its AUX size one larger than the record holds. */
 		pw_set_u64(w.b + at + size - 200 - 8, 201);
