@@ -16,6 +16,7 @@
 #include "ptd_flow_batch.h"
 #include "ptd_image.h"
 #include "ptd_perf.h"
+#include "ptd_pevent.h"
 #include "ptd_query.h"
 #include "ptd_rtit.h"
 #include "ptd_time.h"

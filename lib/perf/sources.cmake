@@ -8,4 +8,5 @@ list(APPEND PTD_LAYER_SOURCES
   perf_zstd.c
   perf_dir.c
   perf_sample.c
+  pevent.c
 )

@@ -16,25 +16,6 @@
 
 #include <stdio.h>
 
-/* The folder of the real traces: $PTD_CORPORA_DIR, or ../shared/corpora
- * next to the source tree. */
-static void corpora_dir(char *path, size_t size)
-{
-	const char *env = getenv("PTD_CORPORA_DIR"), *end;
-
-	if (env && *env) {
-		snprintf(path, size, "%s", env);
-		return;
-	}
-	end = strstr(__FILE__, "/tests/unit/");
-	if (!end || __FILE__[0] != '/') {
-		snprintf(path, size, "../shared/corpora");
-		return;
-	}
-	snprintf(path, size, "%.*s/../shared/corpora", (int)(end - __FILE__),
-	         __FILE__);
-}
-
 static uint8_t *slurp(const char *path, size_t *size)
 {
 	FILE *file = fopen(path, "rb");
@@ -138,7 +119,7 @@ static void check_corpus(const char *name, uint64_t insns)
 	uint8_t *trace;
 	size_t size = 0;
 
-	corpora_dir(dir, sizeof(dir));
+	ptd_t_corpora_dir(dir, sizeof(dir));
 	snprintf(trace_path, sizeof(trace_path), "%s/libxdc/%s/trace", dir,
 	         name);
 	snprintf(addr, sizeof(addr), "%s/libxdc/%s/data.addr", dir, name);

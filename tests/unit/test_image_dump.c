@@ -175,26 +175,6 @@ static void test_errors(void **state)
 	ptd_ti_dir_close(&dir);
 }
 
-/* The folder of the real traces: $PTD_CORPORA_DIR, or ../shared/corpora
- * next to the source tree. */
-static void corpora_dir(char *path, size_t size)
-{
-	const char *env = getenv("PTD_CORPORA_DIR"), *end;
-
-	if (env && *env) {
-		snprintf(path, size, "%s", env);
-		return;
-	}
-	/* __FILE__ is .../main/tests/unit/test_image_dump.c. */
-	end = strstr(__FILE__, "/tests/unit/");
-	if (!end || __FILE__[0] != '/') {
-		snprintf(path, size, "../shared/corpora");
-		return;
-	}
-	snprintf(path, size, "%.*s/../shared/corpora", (int)(end - __FILE__),
-	         __FILE__);
-}
-
 /* Read the @size bytes at @offset of @path. */
 static void read_at(const char *path, uint64_t offset, uint8_t *buf,
                     size_t size)
@@ -221,7 +201,7 @@ static void check_corpus_dump(const char *folder, const char *base,
 	long size;
 	int nsecs;
 
-	corpora_dir(root, sizeof(root));
+	ptd_t_corpora_dir(root, sizeof(root));
 	snprintf(addr_path, sizeof(addr_path), "%s/libxdc/%s/%s.addr", root,
 	         folder, base);
 	snprintf(dump_path, sizeof(dump_path), "%s/libxdc/%s/%s.dump", root,
@@ -277,7 +257,7 @@ static void test_corpora(void **state)
 	int checked = 0;
 
 	(void)state;
-	corpora_dir(root, sizeof(root));
+	ptd_t_corpora_dir(root, sizeof(root));
 	snprintf(foo, sizeof(foo), "%s/libxdc/foo/data.dump", root);
 	if (access(foo, R_OK) != 0) {
 		print_message("skipped: %s is absent\n", foo);

@@ -24,6 +24,25 @@ static inline uint64_t ptd_t_rand64(uint64_t *s)
 	return *s * UINT64_C(0x2545f4914f6cdd1d);
 }
 
+/* The folder of the real traces: $PTD_CORPORA_DIR, or ../shared/corpora
+ * next to the source tree (__FILE__ is .../tests/unit/<file>). */
+static inline void ptd_t_corpora_dir(char *path, size_t size)
+{
+	const char *env = getenv("PTD_CORPORA_DIR"), *end;
+
+	if (env && *env) {
+		snprintf(path, size, "%s", env);
+		return;
+	}
+	end = strstr(__FILE__, "/tests/unit/");
+	if (!end || __FILE__[0] != '/') {
+		snprintf(path, size, "../shared/corpora");
+		return;
+	}
+	snprintf(path, size, "%.*s/../shared/corpora", (int)(end - __FILE__),
+	         __FILE__);
+}
+
 /* Return a malloc'ed copy of the @size bytes at @src, allocated with exactly
  * @size bytes (at least one) so that AddressSanitizer flags any read past
  * the end. */
