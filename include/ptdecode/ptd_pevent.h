@@ -160,9 +160,12 @@ struct ptd_pevent_record {
 
 	/** The fields of the record's type. */
 	union {
-		/** MMAP and MMAP2 (the fields after @pgoff: MMAP2 only;
-		 * @maj, @min, @ino and @ino_generation, or @build_id with
-		 * ptd_pevent_misc_mmap_build_id). */
+		/** MMAP and MMAP2 (the fields after @pgoff: MMAP2 only).
+		 * @maj, @min, @ino and @ino_generation are the bytes at
+		 * their places, also with ptd_pevent_misc_mmap_build_id,
+		 * where @build_id_size and @build_id hold the build ID that
+		 * takes their place (its size byte and 20 bytes, as perf
+		 * writes it). */
 		struct {
 			uint32_t pid, tid;
 			uint64_t addr, len, pgoff;

@@ -105,9 +105,9 @@ static size_t pev_fixed_size(uint32_t type)
 static size_t pev_sample_size(uint64_t sample_type)
 {
 	static const uint64_t bits[] = {
-	        ptd_pevent_sample_tid,       ptd_pevent_sample_time,
-	        ptd_pevent_sample_id,        ptd_pevent_sample_stream_id,
-	        ptd_pevent_sample_cpu,       ptd_pevent_sample_identifier};
+	        ptd_pevent_sample_tid, ptd_pevent_sample_time,
+	        ptd_pevent_sample_id,  ptd_pevent_sample_stream_id,
+	        ptd_pevent_sample_cpu, ptd_pevent_sample_identifier};
 	size_t size = 0;
 
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); ++i)
@@ -188,16 +188,17 @@ static void pev_read_fields(struct ptd_pevent_record *rec, const uint8_t *r,
 			rec->u.mmap.filename = pev_string(r + 40, fields_end);
 			break;
 		}
+		/* (The device and inode fields as they lie, also where a
+		 * build ID takes their place.) */
+		rec->u.mmap.maj = ptd_le32(r + 40);
+		rec->u.mmap.min = ptd_le32(r + 44);
+		rec->u.mmap.ino = ptd_le64(r + 48);
+		rec->u.mmap.ino_generation = ptd_le64(r + 56);
 		if (rec->misc & ptd_pevent_misc_mmap_build_id) {
 			uint8_t n = r[40];
 
 			rec->u.mmap.build_id_size = n > 20 ? 20 : n;
 			memcpy(rec->u.mmap.build_id, r + 44, 20);
-		} else {
-			rec->u.mmap.maj = ptd_le32(r + 40);
-			rec->u.mmap.min = ptd_le32(r + 44);
-			rec->u.mmap.ino = ptd_le64(r + 48);
-			rec->u.mmap.ino_generation = ptd_le64(r + 56);
 		}
 		rec->u.mmap.prot = ptd_le32(r + 64);
 		rec->u.mmap.flags = ptd_le32(r + 68);

@@ -80,6 +80,9 @@ if ! "$ptasm" -q -o "$out" "$pta"; then
 	echo "FAIL: ptasm could not compile $pta"
 	exit 1
 fi
+# The tools run in the output folder: ptasm names sideband files, and the
+# code files that sideband maps, without their folder.
+cd "$work" || exit 1
 block=$tool
 [ "$tool" = flow ] && block=ptxed
 exp=$out-$block.exp

@@ -141,8 +141,8 @@ static struct pw all_records(uint64_t stype)
 	f.b[32] = 20;
 	for (int i = 0; i < 20; ++i)
 		f.b[36 + i] = (uint8_t)(0xa0 + i);
-	put_record(&w, ptd_pevent_mmap2, 2 | ptd_pevent_misc_mmap_build_id,
-	           f.b, f.n, stype);
+	put_record(&w, ptd_pevent_mmap2, 2 | ptd_pevent_misc_mmap_build_id, f.b,
+	           f.n, stype);
 	free(f.b);
 
 	/* AUX 0x100, 0x200, TRUNCATED */
@@ -202,14 +202,19 @@ static void check_sample(const struct ptd_pevent_record *r, uint64_t stype,
 /* Read all_records(@stype) back with @cfg and check every field. */
 static void read_all(uint64_t stype, const struct ptd_pevent_config *cfg)
 {
-	static const uint32_t types[] = {
-	        ptd_pevent_mmap,       ptd_pevent_lost,
-	        ptd_pevent_comm,       ptd_pevent_exit,
-	        ptd_pevent_fork,       ptd_pevent_throttle,
-	        ptd_pevent_mmap2,      ptd_pevent_mmap2,
-	        ptd_pevent_aux,        ptd_pevent_itrace_start,
-	        ptd_pevent_lost_samples, ptd_pevent_switch,
-	        ptd_pevent_switch_cpu_wide};
+	static const uint32_t types[] = {ptd_pevent_mmap,
+	                                 ptd_pevent_lost,
+	                                 ptd_pevent_comm,
+	                                 ptd_pevent_exit,
+	                                 ptd_pevent_fork,
+	                                 ptd_pevent_throttle,
+	                                 ptd_pevent_mmap2,
+	                                 ptd_pevent_mmap2,
+	                                 ptd_pevent_aux,
+	                                 ptd_pevent_itrace_start,
+	                                 ptd_pevent_lost_samples,
+	                                 ptd_pevent_switch,
+	                                 ptd_pevent_switch_cpu_wide};
 	struct pw w = all_records(stype);
 	struct ptd_pevent_record r;
 	const uint8_t *pos = w.b, *end = w.b + w.n;
@@ -276,7 +281,9 @@ static void read_all(uint64_t stype, const struct ptd_pevent_config *cfg)
 				assert_int_equal(r.u.mmap.build_id_size, 20);
 				assert_int_equal(r.u.mmap.build_id[0], 0xa0);
 				assert_int_equal(r.u.mmap.build_id[19], 0xb3);
-				assert_int_equal(r.u.mmap.maj, 0);
+				/* (The same bytes as the device fields.) */
+				assert_int_equal(r.u.mmap.maj, 20);
+				assert_int_equal(r.u.mmap.min, 0xa3a2a1a0);
 			}
 			break;
 		case 8:
@@ -314,9 +321,7 @@ static void test_every_type(void **state)
 {
 	struct ptd_pevent_config cfg;
 	static const uint64_t stypes[] = {
-	        0,
-	        ALL_SAMPLE,
-	        ptd_pevent_sample_time,
+	        0, ALL_SAMPLE, ptd_pevent_sample_time,
 	        ptd_pevent_sample_tid | ptd_pevent_sample_time |
 	                ptd_pevent_sample_cpu | ptd_pevent_sample_identifier,
 	        ptd_pevent_sample_id | ptd_pevent_sample_stream_id,
@@ -377,8 +382,7 @@ static void test_bad_records(void **state)
 	assert_int_equal(ptd_pevent_read(&r, w.b, NULL, &cfg), -pte_invalid);
 	assert_int_equal(ptd_pevent_read(&r, w.b, w.b + w.n, NULL),
 	                 -pte_invalid);
-	assert_int_equal(ptd_pevent_read(&r, w.b + 1, w.b, &cfg),
-	                 -pte_invalid);
+	assert_int_equal(ptd_pevent_read(&r, w.b + 1, w.b, &cfg), -pte_invalid);
 	assert_int_equal(ptd_pevent_read(&r, w.b, w.b, &cfg), -pte_eos);
 
 	/* Every cut of the first record (an MMAP of 96 bytes). */

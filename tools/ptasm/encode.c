@@ -133,11 +133,14 @@ void ptasm_trace_free(struct ptasm_trace *trace)
 {
 	free(trace->data);
 	free(trace->offsets);
+	ptasm_sb_out_free(trace->sb, trace->nsb);
 	memset(trace, 0, sizeof(*trace));
 }
 
 uint64_t ptasm_label_offset(const struct ptasm_trace *trace,
                             const struct ptasm_label *label)
 {
+	if (label->sb_file)
+		return trace->sb[label->sb_file - 1].offsets[label->sb_rec];
 	return trace->offsets[label->stmt];
 }

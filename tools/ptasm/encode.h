@@ -5,6 +5,7 @@
 
 #include "diag.h"
 #include "program.h"
+#include "sideband.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,11 @@ struct ptasm_trace {
 	/* The offset of every statement; offsets[nstmts] is the size. */
 	uint64_t *offsets;
 	size_t noffsets;
+
+	/* The sideband files (sideband.h; owned), one per "pevent primary"
+	 * or "pevent secondary". */
+	struct ptasm_sb_out *sb;
+	size_t nsb;
 };
 
 /* Encode the statements of @program: packets with the library's
@@ -29,7 +35,8 @@ int ptasm_encode(const struct ptasm_program *program, struct ptasm_diag *diag,
 /* Free what @trace owns and clear it. */
 void ptasm_trace_free(struct ptasm_trace *trace);
 
-/* Return the offset of the label @label in @trace. */
+/* Return the offset of the label @label in @trace (for a label of a
+ * sideband record, its offset in its file). */
 uint64_t ptasm_label_offset(const struct ptasm_trace *trace,
                             const struct ptasm_label *label);
 

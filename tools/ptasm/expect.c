@@ -29,6 +29,11 @@ static int ptasm_resolve_ref(const struct ptasm_program *program,
 			return ptasm_error(diag, ref->line,
 			                   "range: unknown label '%s'",
 			                   ref->label);
+		if (label->sb_file)
+			return ptasm_error(diag, ref->line,
+			                   "range: '%s' names a sideband "
+			                   "record, not a place in the trace",
+			                   ref->label);
 		offset = ptasm_label_offset(trace, label);
 	}
 	if (ref->adjust < 0 && (uint64_t)-ref->adjust > offset)
@@ -82,7 +87,7 @@ static int ptasm_lookup(const char *s, size_t len, int64_t adjust, int code,
                         const struct ptasm_range *range, unsigned line,
                         struct ptasm_diag *diag, uint64_t *offset)
 {
-	const struct ptasm_label *label;
+	const struct ptasm_label *label = NULL;
 	uint64_t value;
 
 	if (len == 3 && memcmp(s, "eos", 3) == 0) {
@@ -111,6 +116,11 @@ static int ptasm_lookup(const char *s, size_t len, int64_t adjust, int code,
 		                   "'%.*s' minus 0x%" PRIx64 " is negative",
 		                   (int)len, s, (uint64_t)-adjust);
 	value += (uint64_t)adjust;
+	/* A sideband record's offset is in its file, not in the trace. */
+	if (label && label->sb_file) {
+		*offset = value;
+		return 0;
+	}
 	if (value < range->from)
 		return ptasm_error(diag, line,
 		                   "offset 0x%" PRIx64 " of '%.*s' lies before "
@@ -310,7 +320,8 @@ int ptasm_write_expect(FILE *out, const struct ptasm_tool *tool,
 
 int ptasm_write_args(FILE *out, const struct ptasm_tool *tool,
                      const struct ptasm_program *program, const char *ptfile,
-                     const char *binfile, const struct ptasm_range *range)
+                     const char *binfile, char *const *sbnames,
+                     const struct ptasm_range *range)
 {
 	int ptxed = strcmp(tool->name, "ptxed") == 0;
 
@@ -319,6 +330,25 @@ int ptasm_write_args(FILE *out, const struct ptasm_tool *tool,
 		        program->code.org);
 	for (size_t i = 0; i < tool->nargs; ++i)
 		fprintf(out, "%s\n", tool->args[i]);
+	/* The sideband files, by their names in the output folder, where
+	 * the tools run: each with all its settings. */
+	if (ptxed || !strcmp(tool->name, "ptdump")) {
+		for (size_t i = 0; i < program->nsb; ++i) {
+			const struct ptasm_sb_file *f = &program->sb[i];
+
+			fprintf(out,
+			        "--pevent:sample-type\n0x%" PRIx64
+			        "\n--pevent:time-zero\n0x%" PRIx64
+			        "\n--pevent:time-shift\n0x%" PRIx64
+			        "\n--pevent:time-mult\n0x%" PRIx64
+			        "\n--pevent:tsc-offset\n0x%" PRIx64
+			        "\n--pevent:%s\n%s\n",
+			        f->sample_type, f->time_zero, f->time_shift,
+			        f->time_mult, f->tsc_offset,
+			        f->primary ? "primary" : "secondary",
+			        sbnames[i]);
+		}
+	}
 	if (program->cpu)
 		fprintf(out, "--cpu\n%s\n", program->cpu);
 	if (ptxed)

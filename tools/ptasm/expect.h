@@ -38,12 +38,15 @@ int ptasm_write_expect(FILE *out, const struct ptasm_tool *tool,
                        struct ptasm_diag *diag);
 
 /* Write the command-line arguments for @tool to @out, one per line: the
- * "; opt:" arguments, "--cpu <cpu>" for a "; cpu:" line, and last the trace
- * file @ptfile with the range as ":<from>[-<to>]".  For ptxed, the code
- * image comes first ("--raw <binfile>:<org>"), and "--no-inst --pt" before
- * the trace file.  Returns 0, or -1 if writing fails. */
+ * "; opt:" arguments, for ptdump and ptxed the sideband files named
+ * @sbnames (program->nsb of them, each with its --pevent:* settings),
+ * "--cpu <cpu>" for a "; cpu:" line, and last the trace file @ptfile with
+ * the range as ":<from>[-<to>]".  For ptxed, the code image comes first
+ * ("--raw <binfile>:<org>"), and "--no-inst --pt" before the trace file.
+ * Returns 0, or -1 if writing fails. */
 int ptasm_write_args(FILE *out, const struct ptasm_tool *tool,
                      const struct ptasm_program *program, const char *ptfile,
-                     const char *binfile, const struct ptasm_range *range);
+                     const char *binfile, char *const *sbnames,
+                     const struct ptasm_range *range);
 
 #endif /* PTASM_EXPECT_H */

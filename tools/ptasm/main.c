@@ -220,6 +220,40 @@ static int ptasm_remember(struct ptasm_outputs *outputs, const char *prefix,
 	return 0;
 }
 
+/* The file name of the @i-th sideband file of output @prefix, without its
+ * folder (the tools run in the output folder): "<name>-sb<i>.sb". */
+static char *ptasm_sb_name(const char *prefix, size_t i)
+{
+	const char *slash = strrchr(prefix, '/');
+	const char *base = slash ? slash + 1 : prefix;
+	size_t n = strlen(base) + 32;
+	char *s = malloc(n);
+
+	if (s)
+		snprintf(s, n, "%s-sb%zu.sb", base, i);
+	return s;
+}
+
+/* Encode the sideband files of @program into @trace; the MMAPs of the
+ * code name the .bin file of @prefix without its folder. */
+static int ptasm_encode_sideband(const struct ptasm_program *program,
+                                 const char *prefix, struct ptasm_trace *trace,
+                                 struct ptasm_diag *diag)
+{
+	const char *slash = strrchr(prefix, '/');
+	char *binname = ptasm_concat(slash ? slash + 1 : prefix, ".bin");
+	int err;
+
+	if (!binname)
+		return ptasm_error(diag, 0, "out of memory");
+	err = ptasm_sb_encode(program, binname, &trace->sb, diag);
+	free(binname);
+	if (err < 0)
+		return -1;
+	trace->nsb = program->nsb;
+	return 0;
+}
+
 /* Tools whose expectations need x86 code. */
 static int ptasm_check_tools(const struct ptasm_program *program,
                              struct ptasm_diag *diag)
@@ -270,6 +304,7 @@ static int ptasm_close(FILE *file, const char *name, struct ptasm_diag *diag)
 /* Write one tool's expectation and arguments. */
 static int ptasm_write_tool(const struct ptasm_tool *tool, const char *prefix,
                             const char *ptfile, const char *binfile,
+                            char *const *sbnames,
                             const struct ptasm_program *program,
                             const struct ptasm_trace *trace,
                             const struct ptasm_range *range,
@@ -308,7 +343,7 @@ static int ptasm_write_tool(const struct ptasm_tool *tool, const char *prefix,
 			err = name ? -1 : ptasm_error(diag, 0, "out of memory");
 		} else {
 			if (ptasm_write_args(file, tool, program, ptfile,
-			                     binfile, range) < 0)
+			                     binfile, sbnames, range) < 0)
 				err = -1;
 			if (ptasm_close(file, name, diag) < 0)
 				err = -1;
@@ -329,6 +364,7 @@ static int ptasm_write_outputs(const char *prefix,
 {
 	char *ptfile = ptasm_concat(prefix, ".pt");
 	char *binfile = ptasm_concat(prefix, ".bin");
+	char **sbnames = NULL;
 	FILE *file;
 	int err = 0;
 
@@ -348,10 +384,43 @@ static int ptasm_write_outputs(const char *prefix,
 	if (ptasm_close(file, ptfile, diag) < 0)
 		err = -1;
 
+	/* The sideband files: "<prefix>-sb<i>.sb". */
+	sbnames = program->nsb ? calloc(program->nsb, sizeof(*sbnames)) : NULL;
+	if (program->nsb && !sbnames)
+		err = ptasm_error(diag, 0, "out of memory");
+	for (size_t i = 0; !err && i < program->nsb; ++i) {
+		const size_t n = strlen(prefix) + 32;
+		char *path = malloc(n);
+
+		sbnames[i] = ptasm_sb_name(prefix, i);
+		if (!path || !sbnames[i]) {
+			free(path);
+			err = ptasm_error(diag, 0, "out of memory");
+			break;
+		}
+		snprintf(path, n, "%s-sb%zu.sb", prefix, i);
+		file = ptasm_create(outputs, path, diag);
+		if (!file) {
+			free(path);
+			err = -1;
+			break;
+		}
+		if (trace->sb[i].size &&
+		    fwrite(trace->sb[i].data, trace->sb[i].size, 1, file) != 1)
+			err = -1;
+		if (ptasm_close(file, path, diag) < 0)
+			err = -1;
+		free(path);
+	}
+
 	for (size_t i = 0; !err && i < program->ntools; ++i)
 		err = ptasm_write_tool(&program->tools[i], prefix, ptfile,
 		                       program->code.present ? binfile : NULL,
-		                       program, trace, range, outputs, diag);
+		                       sbnames, program, trace, range, outputs,
+		                       diag);
+	for (size_t i = 0; sbnames && i < program->nsb; ++i)
+		free(sbnames[i]);
+	free(sbnames);
 	free(ptfile);
 	free(binfile);
 	return err;
@@ -397,6 +466,8 @@ int main(int argc, char **argv)
 		/* Code labels are known once the code is assembled. */
 		if (assembled && ptasm_code_resolve(&program, &diag) == 0 &&
 		    !err && ptasm_encode(&program, &diag, &trace) == 0 &&
+		    ptasm_encode_sideband(&program, prefix, &trace, &diag) ==
+		            0 &&
 		    ptasm_resolve_range(&program, &trace, &range, &diag) == 0)
 			(void)ptasm_write_outputs(prefix, &program, &trace,
 			                          &range, &outputs, &diag);

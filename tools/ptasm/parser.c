@@ -5,6 +5,7 @@
 #include "directives.h"
 #include "lexer.h"
 #include "ptdecode/ptdecode.h"
+#include "sideband.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -470,6 +471,7 @@ static int ptasm_parse_statement(struct ptasm_parser *parser, const char *s,
 {
 	struct ptasm_lexer lexer;
 	struct ptasm_tok tok, next;
+	int labeled = 0;
 
 	ptasm_lex_init(&lexer, s, len);
 	tok = ptasm_lex_next(&lexer);
@@ -486,9 +488,29 @@ static int ptasm_parse_statement(struct ptasm_parser *parser, const char *s,
 		(void)ptasm_lex_next(&lexer);
 		if (ptasm_add_label(parser, &tok) < 0)
 			return -1;
+		labeled = 1;
 		tok = ptasm_lex_next(&lexer);
 		if (tok.kind == PTASM_TOK_END)
 			return 0;
+	}
+
+	/* A sideband file or record: a label names the record. */
+	if (ptasm_tok_is(&tok, "pevent")) {
+		struct ptasm_program *program = parser->program;
+		size_t file, rec;
+
+		if (ptasm_sb_parse(program, &lexer, parser->diag, parser->line,
+		                   &file, &rec) < 0)
+			return -1;
+		if (labeled && !file)
+			return ptasm_error(parser->diag, parser->line,
+			                   "a label names a sideband record, "
+			                   "not a sideband file");
+		if (labeled) {
+			program->labels[program->nlabels - 1].sb_file = file;
+			program->labels[program->nlabels - 1].sb_rec = rec;
+		}
+		return 0;
 	}
 
 	if (ptasm_tok_is_punct(&tok, '@'))
@@ -574,9 +596,41 @@ static int ptasm_parse_pt_comment(struct ptasm_parser *parser, const char *s,
 	return err;
 }
 
+/* A sideband record in a comment of a file with code:
+ * "; @sb [<label>:] <record> [<operands>]", the "pevent" line of a file
+ * without code (also "; @sb primary ..." for a file).  @s points after
+ * "@sb". */
+static int ptasm_parse_sb_comment(struct ptasm_parser *parser, const char *s,
+                                  size_t len)
+{
+	const char *colon;
+	size_t head = 0;
+	char *line;
+	int err;
+
+	ptasm_trim(&s, &len);
+	if (!len)
+		return ptasm_error(parser->diag, parser->line,
+		                   "'@sb' without a record");
+	/* "pevent" goes after the label, if there is one. */
+	colon = memchr(s, ':', len);
+	if (colon && ptasm_is_ident(s, (size_t)(colon - s)))
+		head = (size_t)(colon - s) + 1;
+	line = malloc(len + 8);
+	if (!line)
+		return ptasm_oom(parser);
+	memcpy(line, s, head);
+	memcpy(line + head, " pevent ", 8);
+	memcpy(line + head + 8, s + head, len - head);
+	err = ptasm_parse_statement(parser, line, len + 8);
+	free(line);
+	return err;
+}
+
 /* A line of a file with x86 code, outside expect blocks: packet directives
- * are in "; @pt" comments, options in the usual comments, and "expect"
- * starts a block; everything else is nasm's. */
+ * are in "; @pt" comments, sideband records in "; @sb" comments, options in
+ * the usual comments, and "expect" starts a block; everything else is
+ * nasm's. */
 static int ptasm_parse_code_line(struct ptasm_parser *parser, const char *t,
                                  size_t tlen)
 {
@@ -591,6 +645,9 @@ static int ptasm_parse_code_line(struct ptasm_parser *parser, const char *t,
 		if (clen >= 3 && memcmp(c, "@pt", 3) == 0 &&
 		    (clen == 3 || ptasm_is_space(c[3])))
 			return ptasm_parse_pt_comment(parser, c + 3, clen - 3);
+		if (clen >= 3 && memcmp(c, "@sb", 3) == 0 &&
+		    (clen == 3 || ptasm_is_space(c[3])))
+			return ptasm_parse_sb_comment(parser, c + 3, clen - 3);
 		return ptasm_parse_comment(parser, t, tlen);
 	}
 	if (ptasm_first_word_is(t, tlen, "expect"))

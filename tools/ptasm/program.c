@@ -38,6 +38,12 @@ void ptasm_program_free(struct ptasm_program *program)
 	for (size_t i = 0; i < program->code.nsymbols; ++i)
 		free(program->code.symbols[i].name);
 	free(program->code.symbols);
+	for (size_t i = 0; i < program->nsb; ++i) {
+		for (size_t k = 0; k < program->sb[i].nrecs; ++k)
+			free(program->sb[i].recs[k].str);
+		free(program->sb[i].recs);
+	}
+	free(program->sb);
 	memset(program, 0, sizeof(*program));
 }
 

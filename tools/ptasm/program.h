@@ -42,12 +42,57 @@ struct ptasm_stmt {
 	int64_t ip_adjust;
 };
 
-/* A label: a name for the offset of the statement that follows it. */
+/* A label: a name for the offset of the statement that follows it, or of
+ * a sideband record. */
 struct ptasm_label {
 	char *name;
 	unsigned line;
 	/* The index of the next statement (nstmts: the end of the trace). */
 	size_t stmt;
+	/* A label of a sideband record: its file's index plus one (0 for a
+	 * label of the trace) and the record's index in the file. */
+	size_t sb_file;
+	size_t sb_rec;
+};
+
+/* The sample_id fields of a sideband record, in the order libipt's tools
+ * print them (the file's sample type says which are written). */
+struct ptasm_sb_samples {
+	uint32_t pid, tid;
+	uint64_t time, id;
+	uint32_t cpu;
+	uint64_t stream_id, identifier;
+};
+
+/* One record of a sideband file (sideband.c). */
+struct ptasm_sb_rec {
+	unsigned line;
+	/* The perf_event type and misc; @raw: the record is @str's @nraw
+	 * bytes as they are (a bad record). */
+	uint32_t type;
+	uint16_t misc;
+	int raw;
+	/* The type's numbers in the order of its layout (pid and tid count
+	 * as one u32 each). */
+	uint64_t f[12];
+	unsigned nf;
+	/* MMAP, MMAP2 and COMM: the string (owned); @bin: an MMAP's file is
+	 * the code's .bin file, whose name is known when it is written. */
+	char *str;
+	size_t nraw;
+	int bin;
+	struct ptasm_sb_samples samples;
+};
+
+/* A perf_event sideband file ("pevent primary|secondary"): the settings
+ * libipt's tools read it with (--pevent:* options) and its records. */
+struct ptasm_sb_file {
+	unsigned line;
+	int primary;
+	uint64_t sample_type;
+	uint64_t time_zero, time_shift, time_mult, tsc_offset;
+	struct ptasm_sb_rec *recs;
+	size_t nrecs, recs_cap;
 };
 
 /* One line of an expected-output block. */
@@ -128,6 +173,10 @@ struct ptasm_program {
 
 	/* The x86 code, if the file has some. */
 	struct ptasm_code code;
+
+	/* Sideband files, in the order they were started. */
+	struct ptasm_sb_file *sb;
+	size_t nsb, sb_cap;
 };
 
 /* The default tool of "; opt:" lines. */

@@ -33,6 +33,8 @@ struct ptdump_context {
 	FILE *out;
 	struct ptdump_tracking tracking;
 	struct ptdump_stats *stats;
+	/* The sideband records to print among the packets (NULL: none). */
+	struct ptd_sb_session *sb;
 };
 
 static void ptdump_tracking_reset(struct ptdump_tracking *tracking)
@@ -83,6 +85,24 @@ static int ptdump_hidden(const struct pt_packet *packet,
 		return options->no_timing;
 	case ppt_cyc:
 		return options->no_timing || options->no_cyc;
+	default:
+		return 0;
+	}
+}
+
+/* Whether @packet moves the time that sideband records are printed by:
+ * the timing packets that ptdump tracks. */
+static int ptdump_sb_timing(const struct pt_packet *packet,
+                            const struct ptdump_options *options)
+{
+	switch (packet->type) {
+	case ppt_tsc:
+	case ppt_tma:
+	case ppt_mtc:
+	case ppt_cbr:
+		return 1;
+	case ppt_cyc:
+		return !options->no_cyc;
 	default:
 		return 0;
 	}
@@ -214,6 +234,11 @@ static int ptdump_packets(struct ptdump_context *ctx, struct ptdump_source *src)
 			return ptdump_diag(ctx->out, offset,
 			                   "error getting offset", err);
 
+		/* The sideband records that the packet's time reaches come
+		 * before it. */
+		if (ctx->sb && ptdump_sb_timing(&packet.packet, ctx->options))
+			ptd_sb_due(ctx->sb, packet.tsc, NULL, NULL);
+
 		err = ptdump_packet(ctx, offset, next - offset, &packet);
 		if (err < 0) {
 			ctx->stats->errors++;
@@ -225,10 +250,11 @@ static int ptdump_packets(struct ptdump_context *ctx, struct ptdump_source *src)
 /* Allocate the packet source the options call for. */
 static int ptdump_source_alloc(struct ptdump_source *src,
                                const struct pt_config *config,
-                               const struct ptdump_options *options)
+                               const struct ptdump_options *options,
+                               const struct ptd_sb_session *sb)
 {
 	memset(src, 0, sizeof(*src));
-	if (options->show_time || options->show_tcal) {
+	if (options->show_time || options->show_tcal || sb) {
 		struct ptd_time_config tconfig;
 
 		ptdump_timing_config(&tconfig, options);
@@ -255,7 +281,7 @@ static void ptdump_source_free(struct ptdump_source *src,
 
 int ptdump_dump(const struct pt_config *config,
                 const struct ptdump_options *options, FILE *out,
-                struct ptdump_stats *stats)
+                struct ptdump_stats *stats, struct ptd_sb_session *sb)
 {
 	struct ptdump_source src;
 	struct ptdump_context ctx;
@@ -266,12 +292,13 @@ int ptdump_dump(const struct pt_config *config,
 	ctx.options = options;
 	ctx.out = out;
 	ctx.stats = stats;
+	ctx.sb = sb;
 	stats->packets = 0;
 	stats->errors = 0;
 	stats->time_diag = 0;
 	ptdump_tracking_reset(&ctx.tracking);
 
-	if (ptdump_source_alloc(&src, config, options) < 0)
+	if (ptdump_source_alloc(&src, config, options, sb) < 0)
 		return ptdump_diag(out, 0, "failed to allocate decoder",
 		                   -pte_nomem);
 
@@ -326,6 +353,9 @@ int ptdump_dump(const struct pt_config *config,
 	}
 
 out:
+	/* At the end of the trace, the records that no time reached. */
+	if (sb && !err)
+		ptd_sb_due(sb, UINT64_MAX, NULL, NULL);
 	ptdump_source_free(&src, stats);
 	return err;
 }

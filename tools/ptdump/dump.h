@@ -28,10 +28,12 @@ struct ptdump_stats {
 };
 
 /* Dump the trace in [config->begin, config->end) to @out and count what it
- * saw in @stats.  Returns 0, or a negative pt_error_code for an error that
- * stopped the dump early. */
+ * saw in @stats.  With @sb (started: ptd_sb_start()), print its records
+ * before the timing packets whose time reaches them, and those left at the
+ * end.  Returns 0, or a negative pt_error_code for an error that stopped
+ * the dump early. */
 int ptdump_dump(const struct pt_config *config,
                 const struct ptdump_options *options, FILE *out,
-                struct ptdump_stats *stats);
+                struct ptdump_stats *stats, struct ptd_sb_session *sb);
 
 #endif /* PTDUMP_DUMP_H */

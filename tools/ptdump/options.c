@@ -93,6 +93,34 @@ static const char *const ptdump_help_text[] = {
         "                            switches, forks and exits in time order",
         "                            instead of the trace (ptdecode "
         "extension).",
+        "  --sb:compact|--sb         print sideband records, one line each.",
+        "  --sb:verbose              print sideband records, a line per",
+        "                            field.",
+        "  --sb:filename             show the sideband file's name.",
+        "  --sb:offset               show the record's offset in its file.",
+        "  --sb:time                 show the record's time as a TSC.",
+        "  --sb:warn                 also show sideband warnings.",
+        "  --pevent[:primary|:secondary] <file>[:<from>[-<to>]]",
+        "                            print the perf_event sideband records",
+        "                            of <file> (libipt's perf-read-",
+        "                            sideband.bash writes them) among the",
+        "                            packets, each before the timing packet",
+        "                            whose time reaches it; the settings",
+        "                            below apply to the files after them.",
+        "  --pevent:sample-type <n>  perf_event_attr.sample_type of the",
+        "                            records (default: 0).",
+        "  --pevent:time-zero <n>    perf_event_mmap_page.time_zero",
+        "                            (default: 0).",
+        "  --pevent:time-shift <n>   perf_event_mmap_page.time_shift",
+        "                            (default: 0).",
+        "  --pevent:time-mult <n>    perf_event_mmap_page.time_mult",
+        "                            (default: 1).",
+        "  --pevent:tsc-offset <n>   show records <n> TSC ticks earlier.",
+        "  --pevent:kernel-start <n> the kernel's start address (ignored).",
+        "  --pevent:sysroot <dir>    ignored (ptxed's).",
+        "  --pevent:kcore <file>     ignored (ptxed's).",
+        "  --pevent:vdso-x64|-x32|-ia32 <file>",
+        "                            ignored (ptxed's).",
         "  <ptfile>[:<from>[-<to>]]  the raw trace (- for standard input); "
         "with",
         "                            a range, only the bytes from offset "
@@ -239,6 +267,7 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 	int idx;
 
 	memset(args, 0, sizeof(*args));
+	ptd_sb_init(&args->sb);
 	args->options.show_offset = 1;
 	args->perf_aux = -1;
 
@@ -276,6 +305,10 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 		}
 
 		if (ptdump_option_flag(&args->options, arg)) {
+			/* As libipt's, --quiet silences the sideband flags
+			 * given before it. */
+			if (!strcmp(arg, "--quiet"))
+				args->sb.print = 0;
 			if (args->options.show_time &&
 			    args->options.show_tcal) {
 				fprintf(err,
@@ -338,12 +371,28 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 			args->perf = 1;
 			args->perf_aux = (int64_t)value;
 		} else {
+			int res = ptd_sb_option(&args->sb, ptd_sb_ptdump, argc,
+			                        argv, &idx, prog, err);
+
+			if (res < 0)
+				return ptdump_parse_error;
+			if (res > 0)
+				continue;
 			fprintf(err,
 			        "%s: unknown option: %s.  Use --help or -h for "
 			        "help.\n",
 			        prog, arg);
 			return ptdump_parse_error;
 		}
+	}
+
+	if (args->perf && ptd_sb_any(&args->sb)) {
+		fprintf(err,
+		        "%s: --pevent files go with a raw trace; --perf reads "
+		        "the sideband of the perf.data file itself "
+		        "(--perf:sideband prints it).\n",
+		        prog);
+		return ptdump_parse_error;
 	}
 
 	if (args->options.vmx_host_time && !args->options.vmx_tsc_multiplier &&

@@ -9,6 +9,7 @@
 #define PTDUMP_OPTIONS_H
 
 #include "ptdecode/intel-pt.h"
+#include "sb.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -83,6 +84,10 @@ struct ptdump_args {
 
 	/* The trace argument as given: <file>[:<from>[-<to>]]. */
 	const char *trace_arg;
+
+	/* --pevent files and --sb:* flags (sb.h): the sideband records to
+	 * print among the packets; free with ptd_sb_fini(). */
+	struct ptd_sb_session sb;
 };
 
 /* How to go on after ptdump_parse_args(). */
@@ -109,7 +114,9 @@ void ptdump_args_config(struct pt_config *config,
                         const struct ptdump_args *args);
 
 /* Parse @argc/@argv into @args.  @prog names ptdump in messages.  Help and
- * version go to @out, error messages to @err. */
+ * version go to @out, error messages to @err.  Sideband files are loaded
+ * as their options come; @args->sb must be freed with ptd_sb_fini()
+ * whatever the result. */
 enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
                                            char *argv[], const char *prog,
                                            FILE *out, FILE *err);

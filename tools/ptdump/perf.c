@@ -54,7 +54,8 @@ int ptdump_perf(const struct ptdump_args *args, const char *filename,
 		}
 		config.begin = (uint8_t *)st.data;
 		config.end = (uint8_t *)st.data + st.size;
-		err = ptdump_dump(&config, &args->options, stdout, &stats);
+		err = ptdump_dump(&config, &args->options, stdout, &stats,
+		                  NULL);
 		if (err < 0)
 			status = -err;
 		*time_diag |= stats.time_diag;

@@ -42,31 +42,21 @@ static const char *ptdump_prog_name(const char *argv0)
 	return slash ? slash + 1 : argv0;
 }
 
-int main(int argc, char *argv[])
+/* Everything after the command line was parsed (into @args). */
+static int ptdump_run(struct ptdump_args *args, const char *prog)
 {
-	const char *prog = ptdump_prog_name(argc > 0 ? argv[0] : NULL);
 	struct ptdump_stats stats;
 	struct ptdump_trace trace;
-	struct ptdump_args args;
 	struct pt_config config;
 	int err, status;
 
-	switch (ptdump_parse_args(&args, argc, argv, prog, stdout, stderr)) {
-	case ptdump_parse_run:
-		break;
-	case ptdump_parse_done:
-		return (fflush(stdout) == 0) ? 0 : 1;
-	case ptdump_parse_error:
-		return 1;
-	}
-
-	err = ptdump_trace_parse(&trace, args.trace_arg, prog, stderr);
+	err = ptdump_trace_parse(&trace, args->trace_arg, prog, stderr);
 	if (err < 0) {
 		ptdump_trace_fini(&trace);
 		return (err == -1) ? 1 : -err;
 	}
 
-	if (args.perf) {
+	if (args->perf) {
 		uint32_t time_diag = 0;
 
 		if (trace.from || trace.has_to) {
@@ -74,13 +64,13 @@ int main(int argc, char *argv[])
 			        "%s: --perf takes no range (%s): it dumps "
 			        "whole "
 			        "AUX areas.\n",
-			        prog, args.trace_arg);
+			        prog, args->trace_arg);
 			ptdump_trace_fini(&trace);
 			return 1;
 		}
-		status = args.perf_sideband
+		status = args->perf_sideband
 		                 ? ptdump_perf_sideband(trace.filename, prog)
-		                 : ptdump_perf(&args, trace.filename, prog,
+		                 : ptdump_perf(args, trace.filename, prog,
 		                               &time_diag);
 		ptdump_trace_fini(&trace);
 		ptdump_timing_summary(time_diag, prog, stderr);
@@ -93,7 +83,7 @@ int main(int argc, char *argv[])
 		return status;
 	}
 
-	ptdump_args_config(&config, &args);
+	ptdump_args_config(&config, args);
 
 	if (ptdump_trace_load(&trace, prog, stderr) < 0) {
 		ptdump_trace_fini(&trace);
@@ -108,19 +98,22 @@ int main(int argc, char *argv[])
 		        "trace it holds.\n",
 		        prog, trace.filename);
 
-	err = ptdump_dump(&config, &args.options, stdout, &stats);
+	if (ptd_sb_any(&args->sb))
+		ptd_sb_start(&args->sb);
+	err = ptdump_dump(&config, &args->options, stdout, &stats,
+	                  ptd_sb_any(&args->sb) ? &args->sb : NULL);
 	status = (err < 0) ? -err : 0;
 	if (!err && !stats.packets && !stats.errors) {
-		if (args.options.no_sync)
+		if (args->options.no_sync)
 			fprintf(stderr,
 			        "%s: warning: %s ends inside its first packet, "
 			        "nothing to dump.\n",
-			        prog, args.trace_arg);
+			        prog, args->trace_arg);
 		else
 			fprintf(stderr,
 			        "%s: warning: no PSB packet in %s, nothing to "
 			        "dump (--no-sync decodes from the start).\n",
-			        prog, args.trace_arg);
+			        prog, args->trace_arg);
 	}
 
 	ptdump_trace_fini(&trace);
@@ -131,5 +124,27 @@ int main(int argc, char *argv[])
 		if (!status)
 			status = 1;
 	}
+	return status;
+}
+
+int main(int argc, char *argv[])
+{
+	const char *prog = ptdump_prog_name(argc > 0 ? argv[0] : NULL);
+	struct ptdump_args args;
+	int status;
+
+	switch (ptdump_parse_args(&args, argc, argv, prog, stdout, stderr)) {
+	case ptdump_parse_run:
+		status = ptdump_run(&args, prog);
+		break;
+	case ptdump_parse_done:
+		status = (fflush(stdout) == 0) ? 0 : 1;
+		break;
+	case ptdump_parse_error:
+	default:
+		status = 1;
+		break;
+	}
+	ptd_sb_fini(&args.sb);
 	return status;
 }
