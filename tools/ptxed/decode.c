@@ -4,6 +4,7 @@
 #include "disas.h"
 #include "icache.h"
 #include "print.h"
+#include "sideband.h"
 #include "tasks.h"
 
 #include <inttypes.h>
@@ -109,6 +110,7 @@ static int ptxed_drain_events(struct ptxed_decoder *decoder,
 		if (!options->quiet && !event.status_update)
 			ptxed_print_event(&event, options, offset);
 		ptxed_tasks_event(decoder->tasks, decoder, options, &event);
+		ptxed_sb_event(decoder->sb, decoder, &event);
 	}
 	return status;
 }

@@ -5,6 +5,7 @@
 #include "load_elf.h"
 #include "perf.h"
 #include "perf_input.h"
+#include "sideband.h"
 #include "tasks.h"
 
 #include "ptdecode/ptdecode.h"
@@ -61,6 +62,55 @@ static void ptxed_help(const char *prog)
 	        "instructions.",
 	        "  --stat:blocks                        collect number of "
 	        "blocks.",
+	        "  --sb:compact|--sb                    print sideband "
+	        "records, one line each.",
+	        "  --sb:verbose                         print sideband "
+	        "records, a line per field.",
+	        "  --sb:filename                        show the sideband "
+	        "file's name.",
+	        "  --sb:offset                          show the record's "
+	        "offset in its file.",
+	        "  --sb:time                            show the record's time "
+	        "as a TSC.",
+	        "  --sb:switch                          print the new image's "
+	        "name at context switches.",
+	        "  --sb:warn                            also print sideband "
+	        "warnings.",
+	        "  --pevent:primary <file>[:<from>[-<to>]]",
+	        "                                       load the perf_event "
+	        "sideband records of",
+	        "                                       <file> (of the trace's "
+	        "CPU: they switch",
+	        "                                       images); the settings "
+	        "below apply to the",
+	        "                                       files after them.",
+	        "  --pevent:secondary <file>[:<from>[-<to>]]",
+	        "                                       load records of other "
+	        "CPUs (they update",
+	        "                                       processes, never "
+	        "switch).",
+	        "  --pevent:sample-type <n>             "
+	        "perf_event_attr.sample_type (default: 0).",
+	        "  --pevent:time-zero <n>               "
+	        "perf_event_mmap_page.time_zero (default: 0).",
+	        "  --pevent:time-shift <n>              "
+	        "perf_event_mmap_page.time_shift (default: 0).",
+	        "  --pevent:time-mult <n>               "
+	        "perf_event_mmap_page.time_mult (default: 1).",
+	        "  --pevent:tsc-offset <n>              apply records <n> TSC "
+	        "ticks earlier.",
+	        "  --pevent:kernel-start <n>            the kernel's start "
+	        "address (where to switch).",
+	        "  --pevent:sysroot <dir>               put <dir> before the "
+	        "files that records map.",
+	        "  --pevent:kcore <file>[:<base>]       load the kernel from a "
+	        "core dump (ELF).",
+	        "  --pevent:vdso-x64 <file>             use <file> as the "
+	        "64-bit vdso.",
+	        "  --pevent:vdso-x32 <file>             use <file> as the "
+	        "x32 vdso.",
+	        "  --pevent:vdso-ia32 <file>            use <file> as the "
+	        "32-bit vdso.",
 	        "  --verbose|-v                         print various "
 	        "information (even when quiet).",
 	        "  --pt <file>[:<from>[-<to>]]          load the processor "
@@ -422,7 +472,9 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 	decoder->type = ptxed_block_decoder;
 	decoder->iscache = pt_iscache_alloc(NULL);
 	decoder->image = pt_image_alloc(NULL);
-	if (!decoder->iscache || !decoder->image) {
+	decoder->sb = decoder->iscache ? ptxed_sb_alloc(decoder->iscache, prog)
+	                               : NULL;
+	if (!decoder->iscache || !decoder->image || !decoder->sb) {
 		fprintf(stderr, "%s: failed to allocate image.\n", prog);
 		return ptxed_parse_error;
 	}
@@ -498,6 +550,17 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 		if (strcmp(arg, "--pt") && strcmp(arg, "--perf") &&
 		    strcmp(arg, "--raw") && strcmp(arg, "--elf") &&
 		    strcmp(arg, "--page-dump")) {
+			/* (ptxed_sb_option() counts from the option.) */
+			int at = i - 1;
+
+			res = ptxed_sb_option(decoder->sb, argc, argv, &at,
+			                      run->options.verbose);
+			if (res < 0)
+				return ptxed_parse_error;
+			if (res > 0) {
+				i = at + 1;
+				continue;
+			}
 			fprintf(stderr, "%s: unknown option: %s.\n", prog, arg);
 			return ptxed_parse_error;
 		}
@@ -549,6 +612,14 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 		fprintf(stderr, "%s: no pt file.\n", prog);
 		return ptxed_parse_error;
 	}
+	if (ptxed_sb_any(decoder->sb) && run->perf_argi) {
+		fprintf(stderr,
+		        "%s: --pevent files go with --pt; --perf takes the "
+		        "sideband of the perf.data file itself "
+		        "(--perf:images).\n",
+		        prog);
+		return ptxed_parse_error;
+	}
 	/* Without a selection, collect all statistics of the decoder. */
 	if (run->options.print_stats && !run->stats.flags) {
 		run->stats.flags |= ptxed_stat_insn;
@@ -565,6 +636,7 @@ void ptxed_run_fini(struct ptxed_run *run)
 	else
 		pt_blk_free_decoder(run->decoder.variant.block);
 	ptxed_tasks_free(run->decoder.tasks);
+	ptxed_sb_free(run->decoder.sb);
 	pt_image_free(run->decoder.image);
 	pt_iscache_free(run->decoder.iscache);
 	free(run->config.begin);

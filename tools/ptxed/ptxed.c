@@ -14,6 +14,7 @@
 #include "icache.h"
 #include "options.h"
 #include "print.h"
+#include "sideband.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,6 +52,9 @@ static int ptxed_decode_run(struct ptxed_run *run, struct ptd_ild_ctx *ild,
 	int status = 0;
 
 	ptxed_heading(run);
+	/* The sideband files' first records (their errors come first). */
+	if (ptxed_sb_any(run->decoder.sb))
+		ptxed_sb_start(run->decoder.sb);
 	/* (Without the cache, ptxed is slower but the same.) */
 	run->decoder.icache = ptxed_icache_alloc();
 	if (!ptxed_decode(&run->decoder, &run->options, &run->stats, ild))

@@ -13,7 +13,8 @@
  *	print.c		instruction, event, error and statistics lines
  *	decode.c	the decode loops of both decoders, with resync
  *	perf.c		--perf: the trace, configuration and code of perf.data
- *	tasks.c		--perf:images: the image of the task that runs */
+ *	tasks.c		--perf:images: the image of the task that runs
+ *	sideband.c	--pevent:*, --sb:*: libipt's perf_event sideband */
 #ifndef PTXED_H
 #define PTXED_H
 
@@ -102,6 +103,10 @@ struct ptxed_decoder {
 	/* With --perf:images on a trace with context switches: the image of
 	 * the task that runs (tasks.h; NULL otherwise). */
 	struct ptxed_tasks *tasks;
+
+	/* libipt's perf_event sideband options (sideband.h; made with the
+	 * image, used when files were given). */
+	struct ptxed_sb *sb;
 };
 
 #endif /* PTXED_H */
