@@ -7,8 +7,9 @@
  * descriptions, see fuzz_roundtrip.c) and <dir>/fuzz_query/seed-* (a
  * configuration byte and a trace that is valid at the query level, see
  * fuzz_query.c) and <dir>/fuzz_perf/seed-* (small perf.data files of both
- * formats, tests/support/perf_write.h).  The output is deterministic; the
- * committed seeds were made with it. */
+ * formats, tests/support/perf_write.h) and <dir>/fuzz_sideband/seed-*
+ * (perf_event records of the same helpers, see fuzz_sideband.c).  The
+ * output is deterministic; the committed seeds were made with it. */
 #include "ptdecode/ptdecode.h"
 
 #include "perf_write.h"
@@ -638,6 +639,71 @@ static void perf_seeds(const char *dir)
 	}
 }
 
+/* The header of a fuzz_sideband input: print flags @print, @files files
+ * split at @split 64ths, sample type 0x10086 (what pw_comm() and the others
+ * write: TID, TIME, CPU, IDENTIFIER), tsc offset @offset, conversion
+ * @shift, @mult, @zero. */
+static void sideband_header(struct out *o, uint8_t print, unsigned files,
+                            unsigned split, uint64_t offset, uint8_t shift,
+                            uint8_t mult, uint32_t zero)
+{
+	put_byte(o, print);
+	put_byte(o, (uint8_t)((files - 1) | split << 2));
+	for (int i = 0; i < 8; ++i)
+		put_byte(o, (uint8_t)(UINT64_C(0x10086) >> (8 * i)));
+	for (int i = 0; i < 8; ++i)
+		put_byte(o, (uint8_t)(offset >> (8 * i)));
+	put_byte(o, shift);
+	put_byte(o, mult);
+	for (int i = 0; i < 4; ++i)
+		put_byte(o, (uint8_t)(zero >> (8 * i)));
+}
+
+static void sideband_seeds(const char *dir)
+{
+	struct out o;
+	struct pw w = {0};
+
+	/* Every kind pw_*() writes, in one file, compact and verbose. */
+	pw_comm(&w, 100, 100, "prog", 1, 10, 0);
+	pw_mmap2_at(&w, 100, 0x400000, 0x1000, "/bin/prog", 20, 0);
+	pw_switch_cpu_wide(&w, 1, 100, 100, 200, 201, 30, 0);
+	pw_fork(&w, 300, 200, 40, 0);
+	pw_switch_thread(&w, 0, 100, 100, 51, 0);
+	memset(&o, 0, sizeof(o));
+	sideband_header(&o, 0x1f, 1, 0, 0, 0, 1, 0);
+	put(&o, w.b, w.n);
+	write_file(dir, "fuzz_sideband", "seed-records", &o);
+
+	/* The same in two files merged, with a negative tsc offset and a
+	 * conversion. */
+	memset(&o, 0, sizeof(o));
+	sideband_header(&o, 0x1d, 2, 32, UINT64_C(0xfffffffffffffff0), 1, 3,
+	                100);
+	put(&o, w.b, w.n);
+	write_file(dir, "fuzz_sideband", "seed-two-files", &o);
+
+	/* A record too short for its samples, one of an unknown type, zero
+	 * padding, in three files. */
+	memset(&o, 0, sizeof(o));
+	sideband_header(&o, 0x09, 3, 20, 0, 0, 1, 0);
+	put(&o, w.b, 64);
+	{
+		static const uint8_t bad[] = {3, 0, 0, 0, 0, 0, 16, 0,
+		                              1, 0, 0, 0, 1, 0, 0,  0};
+		static const uint8_t unknown[] = {0x4f, 0, 0, 0, 0, 0, 16, 0,
+		                                  1,    2, 3, 4, 5, 6, 7,  8};
+		static const uint8_t zeros[8] = {0};
+
+		put(&o, unknown, sizeof(unknown));
+		put(&o, bad, sizeof(bad));
+		put(&o, w.b + 64, w.n - 64);
+		put(&o, zeros, sizeof(zeros));
+	}
+	write_file(dir, "fuzz_sideband", "seed-bad", &o);
+	free(w.b);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -648,5 +714,6 @@ int main(int argc, char **argv)
 	roundtrip_seeds(argv[1]);
 	query_seeds(argv[1]);
 	perf_seeds(argv[1]);
+	sideband_seeds(argv[1]);
 	return 0;
 }

@@ -3,7 +3,7 @@
 # Included from tests/unit/CMakeLists.txt, so the normal build (and the
 # -DPTD_SANITIZE=ON build, under ASan+UBSan) runs them with ctest.
 set(PTD_FUZZ_TARGETS fuzz_packet fuzz_roundtrip fuzz_time fuzz_query fuzz_ild fuzz_image
-  fuzz_flow fuzz_flow_batch fuzz_perf)
+  fuzz_flow fuzz_flow_batch fuzz_perf fuzz_sideband)
 foreach(t ${PTD_FUZZ_TARGETS})
   add_executable(${t}_replay ${PROJECT_SOURCE_DIR}/fuzz/${t}.c)
   target_compile_definitions(${t}_replay PRIVATE PTD_FUZZ_REPLAY_MAIN)
@@ -18,6 +18,14 @@ foreach(t ${PTD_FUZZ_TARGETS})
     add_test(NAME fuzz.${t}.crashes COMMAND ${t}_replay ${crashes})
   endif()
 endforeach()
+
+# The sideband target runs the tools' sideband code too.
+target_sources(fuzz_sideband_replay PRIVATE
+  ${PROJECT_SOURCE_DIR}/tools/common/sb_options.c
+  ${PROJECT_SOURCE_DIR}/tools/common/sb_session.c
+  ${PROJECT_SOURCE_DIR}/tools/common/sb_print.c)
+target_include_directories(fuzz_sideband_replay PRIVATE
+  ${PROJECT_SOURCE_DIR}/tools/common)
 
 target_sources(fuzz_flow_batch_replay PRIVATE
   ${PROJECT_SOURCE_DIR}/tests/flow_batch/fb_check.c)

@@ -131,6 +131,25 @@ expect_stderr() { # <status> <regex> <args>...
 }
 : >"$dir/empty.pt"
 head -c 300 "$dir/code.bin" >"$dir/no-psb.pt"
+# libipt's sideband options (their output: tests/traces/sbx-*.pta): ptxed
+# has no plain --pevent (ptdump's spelling), loads files as it sees them.
+expect_stderr 1 "unknown option: --pevent\." --pevent "$dir/code.bin" $raw $pt
+expect_stderr 1 "--pevent:primary: missing argument" $raw $pt --pevent:primary
+expect_stderr 1 "--pevent:kcore: missing argument" $raw $pt --pevent:kcore
+expect_stderr 1 "error loading $dir/no-such\.pevent: bad file" $raw $pt \
+	--pevent:secondary "$dir/no-such.pevent"
+expect_stderr 1 "not an ELF file" $raw $pt --pevent:kcore "$dir/code.bin"
+expect_stderr 1 "--pevent:sample-type: bad argument: x" $raw $pt \
+	--pevent:sample-type x
+expect_stderr 1 "--pevent files go with --pt" \
+	--pevent:primary "$dir/code.bin" --perf "$dir/code.bin"
+# A file of zero bytes has no records: decoding as without it.
+$ptxed --insn-decoder $raw $pt --sb --pevent:primary "$dir/empty.pt" \
+	>"$dir/out" 2>&1
+cmp -s "$dir/out" "$dir/raw.txt" || {
+	echo "FAIL: ptxed with an empty sideband file differs from without"
+	fail=1
+}
 expect_stderr 1 "empty\.pt is empty" $raw --pt "$dir/empty.pt"
 expect_stderr 0 "warning: no PSB packet in the trace" $raw --pt "$dir/no-psb.pt"
 expect_stderr 0 "warning: no PSB packet in the trace" --block-decoder $raw \

@@ -460,6 +460,16 @@ static int ptxed_config_option(struct ptxed_run *run, const char *arg, int *idx,
 	return ptxed_filter_option(run, arg, idx, argc, argv, prog);
 }
 
+/* --pevent files with --perf, which brings its own sideband. */
+static enum ptxed_parse_status ptxed_perf_and_sideband(const char *prog)
+{
+	fprintf(stderr,
+	        "%s: --pevent files go with --pt; --perf takes the sideband "
+	        "of the perf.data file itself (--perf:images).\n",
+	        prog);
+	return ptxed_parse_error;
+}
+
 enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
                                     char *argv[], int later, const char *prog)
 {
@@ -579,6 +589,8 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 				        arg);
 				return ptxed_parse_error;
 			}
+			if (option[3] == 'e' && ptxed_sb_any(decoder->sb))
+				return ptxed_perf_and_sideband(prog);
 			if (option[3] == 'e')
 				run->perf_argi = i - 1;
 			if (ptxed_alloc_decoder(run, arg, option[3] == 'e',
@@ -612,14 +624,8 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 		fprintf(stderr, "%s: no pt file.\n", prog);
 		return ptxed_parse_error;
 	}
-	if (ptxed_sb_any(decoder->sb) && run->perf_argi) {
-		fprintf(stderr,
-		        "%s: --pevent files go with --pt; --perf takes the "
-		        "sideband of the perf.data file itself "
-		        "(--perf:images).\n",
-		        prog);
-		return ptxed_parse_error;
-	}
+	if (ptxed_sb_any(decoder->sb) && run->perf_argi)
+		return ptxed_perf_and_sideband(prog);
 	/* Without a selection, collect all statistics of the decoder. */
 	if (run->options.print_stats && !run->stats.flags) {
 		run->stats.flags |= ptxed_stat_insn;
