@@ -390,6 +390,8 @@ static int ptasm_add_label(struct ptasm_parser *parser,
 		return ptasm_oom(parser);
 	label->line = parser->line;
 	label->stmt = program->nstmts;
+	label->sb_file = 0;
+	label->sb_rec = 0;
 	program->nlabels += 1;
 	return 0;
 }
