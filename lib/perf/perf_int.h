@@ -4,6 +4,7 @@
 #define PTD_PERF_INT_H
 
 #include "ptdecode/ptd_perf.h"
+#include "ptdecode/ptd_pevent.h"
 
 #include <stddef.h>
 #include <stdint.h>

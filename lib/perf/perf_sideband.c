@@ -21,25 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* PERF_SAMPLE_* bits of the trailer, and the record misc bits used. */
-enum {
-	ptd_sample_tid = 1 << 1,
-	ptd_sample_time = 1 << 2,
-	ptd_sample_id = 1 << 6,
-	ptd_sample_cpu = 1 << 7,
-	ptd_sample_stream_id = 1 << 9,
-	ptd_sample_identifier = 1 << 16,
-	ptd_misc_cpumode = 7,
-	ptd_misc_comm_exec = 1 << 13,
-	ptd_misc_mmap_build_id = 1 << 14
-};
-
 /* The trailer of an attribute of @sample_type. */
 static struct ptd_perf_trailer sb_trailer(uint64_t sample_type)
 {
 	static const uint64_t fields[] = {
-	        ptd_sample_tid,       ptd_sample_time, ptd_sample_id,
-	        ptd_sample_stream_id, ptd_sample_cpu,  ptd_sample_identifier};
+	        ptd_pevent_sample_tid, ptd_pevent_sample_time,
+	        ptd_pevent_sample_id,  ptd_pevent_sample_stream_id,
+	        ptd_pevent_sample_cpu, ptd_pevent_sample_identifier};
 	struct ptd_perf_trailer t = {0, 0, 0, 0};
 	uint64_t tid_at = 0, time_at = 0, cpu_at = 0;
 
@@ -47,11 +35,11 @@ static struct ptd_perf_trailer sb_trailer(uint64_t sample_type)
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); ++i) {
 		if (!(sample_type & fields[i]))
 			continue;
-		if (fields[i] == ptd_sample_tid)
+		if (fields[i] == ptd_pevent_sample_tid)
 			tid_at = t.size + 1;
-		else if (fields[i] == ptd_sample_time)
+		else if (fields[i] == ptd_pevent_sample_time)
 			time_at = t.size + 1;
-		else if (fields[i] == ptd_sample_cpu)
+		else if (fields[i] == ptd_pevent_sample_cpu)
 			cpu_at = t.size + 1;
 		t.size += 8;
 	}
@@ -66,9 +54,9 @@ static struct ptd_perf_trailer sb_trailer(uint64_t sample_type)
 
 /* The bits of sample_type that make up the trailer. */
 #define PTD_SB_TRAILER_BITS                                                    \
-	((uint64_t)(ptd_sample_tid | ptd_sample_time | ptd_sample_id |         \
-	            ptd_sample_stream_id | ptd_sample_cpu |                    \
-	            ptd_sample_identifier))
+	((uint64_t)(ptd_pevent_sample_tid | ptd_pevent_sample_time |           \
+	            ptd_pevent_sample_id | ptd_pevent_sample_stream_id |       \
+	            ptd_pevent_sample_cpu | ptd_pevent_sample_identifier))
 
 struct ptd_perf_trailer ptd_perf_record_trailer(const struct ptd_perf_layout *l,
                                                 const uint8_t *r, uint64_t size)
@@ -83,7 +71,7 @@ struct ptd_perf_trailer ptd_perf_record_trailer(const struct ptd_perf_layout *l,
 	for (size_t i = 0; i < l->num_attrs; ++i) {
 		if ((l->types[i] & PTD_SB_TRAILER_BITS) != first)
 			same = 0;
-		if (!(l->types[i] & ptd_sample_identifier))
+		if (!(l->types[i] & ptd_pevent_sample_identifier))
 			identified = 0;
 	}
 	if (same)
@@ -260,7 +248,7 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 			c->pid = (int32_t)ptd_le32(r + 8);
 			c->tid = (int32_t)ptd_le32(r + 12);
 			c->comm = str;
-			c->exec = (misc & ptd_misc_comm_exec) ? 1 : 0;
+			c->exec = (misc & ptd_pevent_misc_comm_exec) ? 1 : 0;
 			c->have_time = have_time;
 			c->time = time;
 			c->file_offset = side[i].file_at;
@@ -277,7 +265,7 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 			m->len = ptd_le64(r + 24);
 			m->pgoff = ptd_le64(r + 32);
 			m->filename = str;
-			m->cpumode = (uint8_t)(misc & ptd_misc_cpumode);
+			m->cpumode = (uint8_t)(misc & ptd_pevent_misc_cpumode);
 			m->have_time = have_time;
 			m->time = time;
 			m->file_offset = side[i].file_at;
@@ -286,7 +274,7 @@ int ptd_perf_take_sideband(struct ptd_perf *perf, const uint8_t *buf,
 				m->mmap2 = 1;
 				m->prot = ptd_le32(r + 64);
 				m->flags = ptd_le32(r + 68);
-				if (misc & ptd_misc_mmap_build_id) {
+				if (misc & ptd_pevent_misc_mmap_build_id) {
 					uint8_t bsize = r[40];
 
 					if (bsize > sizeof(m->build_id))

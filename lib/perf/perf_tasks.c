@@ -16,8 +16,6 @@
 
 #include <stdlib.h>
 
-enum { ptd_misc_switch_out = 1 << 13, ptd_misc_switch_out_preempt = 1 << 14 };
-
 uint64_t ptd_perf_task_fixed(uint32_t type)
 {
 	switch (type) {
@@ -104,9 +102,10 @@ void ptd_perf_take_task(struct ptd_perf *perf, const uint8_t *r, uint64_t size,
 	}
 	sw->pid = task_word(r, size, tr->tid_from_end, 0);
 	sw->tid = task_word(r, size, tr->tid_from_end, 1);
-	sw->out = (misc & ptd_misc_switch_out) ? 1 : 0;
+	sw->out = (misc & ptd_pevent_misc_switch_out) ? 1 : 0;
 	/* (The preempt bit means something only with the out bit.) */
-	sw->preempt = sw->out && (misc & ptd_misc_switch_out_preempt) ? 1 : 0;
+	sw->preempt =
+	        sw->out && (misc & ptd_pevent_misc_switch_out_preempt) ? 1 : 0;
 	if (type == ptd_perf_rec_switch_cpu_wide) {
 		sw->cpu_wide = 1;
 		sw->next_prev_pid = (int32_t)ptd_le32(r + 8);

@@ -11,19 +11,11 @@
  * the samples are given in the order libipt's tools print them. */
 #include "sideband.h"
 
+#include "ptdecode/ptd_pevent.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* PERF_SAMPLE_* bits of the sample_id fields. */
-enum {
-	SB_TID = 1 << 1,
-	SB_TIME = 1 << 2,
-	SB_ID = 1 << 6,
-	SB_CPU = 1 << 7,
-	SB_STREAM = 1 << 9,
-	SB_IDENTIFIER = 1 << 16
-};
 
 /* A record kind: its name, perf_event type, misc bits, layout of its
  * numbers (4 or 8 bytes each; "p" a pid/tid pair "<pid>/<tid>" of two
@@ -165,17 +157,19 @@ static int sb_samples(struct sb_ops *ops, uint64_t stype,
 	uint64_t v, w;
 
 	(void)ptasm_lex_next(ops->lexer); /* '{' */
-	if (stype & SB_TID) {
+	if (stype & ptd_pevent_sample_tid) {
 		if (sb_pair(ops, &v, &w) < 0)
 			return -1;
 		s->pid = (uint32_t)v;
 		s->tid = (uint32_t)w;
 	}
-	if ((stype & SB_TIME) && sb_number(ops, UINT64_MAX, &s->time) < 0)
+	if ((stype & ptd_pevent_sample_time) &&
+	    sb_number(ops, UINT64_MAX, &s->time) < 0)
 		return -1;
-	if ((stype & SB_ID) && sb_number(ops, UINT64_MAX, &s->id) < 0)
+	if ((stype & ptd_pevent_sample_id) &&
+	    sb_number(ops, UINT64_MAX, &s->id) < 0)
 		return -1;
-	if (stype & SB_CPU) {
+	if (stype & ptd_pevent_sample_cpu) {
 		tok = ptasm_lex_peek(ops->lexer);
 		if (ptasm_tok_is(&tok, "cpu")) {
 			(void)ptasm_lex_next(ops->lexer);
@@ -188,10 +182,10 @@ static int sb_samples(struct sb_ops *ops, uint64_t stype,
 			return -1;
 		s->cpu = (uint32_t)v;
 	}
-	if ((stype & SB_STREAM) &&
+	if ((stype & ptd_pevent_sample_stream_id) &&
 	    sb_number(ops, UINT64_MAX, &s->stream_id) < 0)
 		return -1;
-	if ((stype & SB_IDENTIFIER) &&
+	if ((stype & ptd_pevent_sample_identifier) &&
 	    sb_number(ops, UINT64_MAX, &s->identifier) < 0)
 		return -1;
 	tok = ptasm_lex_peek(ops->lexer);
@@ -208,9 +202,12 @@ static int sb_parse_file(struct ptasm_program *program, struct sb_ops *ops,
 	static const struct {
 		const char *name;
 		uint64_t bit;
-	} fields[] = {{"tid", SB_TID}, {"time", SB_TIME},
-	              {"id", SB_ID},   {"stream", SB_STREAM},
-	              {"cpu", SB_CPU}, {"identifier", SB_IDENTIFIER}};
+	} fields[] = {{"tid", ptd_pevent_sample_tid},
+	              {"time", ptd_pevent_sample_time},
+	              {"id", ptd_pevent_sample_id},
+	              {"stream", ptd_pevent_sample_stream_id},
+	              {"cpu", ptd_pevent_sample_cpu},
+	              {"identifier", ptd_pevent_sample_identifier}};
 	struct ptasm_sb_file *f;
 	void *files = program->sb;
 
@@ -483,21 +480,21 @@ static int sb_encode_record(struct ptasm_bytes *b, const struct ptasm_sb_rec *r,
 		err |= ptasm_bytes_append(b, str, n);
 		err |= sb_put(b, 0, (unsigned)((8 - n % 8) % 8));
 	}
-	if (stype & SB_TID) {
+	if (stype & ptd_pevent_sample_tid) {
 		err |= sb_put(b, s->pid, 4);
 		err |= sb_put(b, s->tid, 4);
 	}
-	if (stype & SB_TIME)
+	if (stype & ptd_pevent_sample_time)
 		err |= sb_put(b, s->time, 8);
-	if (stype & SB_ID)
+	if (stype & ptd_pevent_sample_id)
 		err |= sb_put(b, s->id, 8);
-	if (stype & SB_STREAM)
+	if (stype & ptd_pevent_sample_stream_id)
 		err |= sb_put(b, s->stream_id, 8);
-	if (stype & SB_CPU) {
+	if (stype & ptd_pevent_sample_cpu) {
 		err |= sb_put(b, s->cpu, 4);
 		err |= sb_put(b, 0, 4);
 	}
-	if (stype & SB_IDENTIFIER)
+	if (stype & ptd_pevent_sample_identifier)
 		err |= sb_put(b, s->identifier, 8);
 	if (err)
 		return -1;
