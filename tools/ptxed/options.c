@@ -471,13 +471,15 @@ static enum ptxed_parse_status ptxed_perf_and_sideband(const char *prog)
 }
 
 enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
-                                    char *argv[], int later, const char *prog)
+                                    char *argv[], int later,
+                                    struct ptd_perf *shared, const char *prog)
 {
 	struct ptxed_decoder *decoder = &run->decoder;
 	int i;
 
 	memset(run, 0, sizeof(*run));
 	run->areas.later = later;
+	run->areas.shared = shared;
 	pt_config_init(&run->config);
 	decoder->type = ptxed_block_decoder;
 	decoder->iscache = pt_iscache_alloc(NULL);

@@ -38,9 +38,11 @@ enum ptxed_parse_status {
 
 /* Set up @run (its image and section cache) and handle the arguments;
  * @later: the run of a later AUX area of --perf (no warnings about the
- * file). */
+ * file), which takes the file as the first run read it, @shared (the
+ * first run leaves it in run->areas.shared). */
 enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
-                                    char *argv[], int later, const char *prog);
+                                    char *argv[], int later,
+                                    struct ptd_perf *shared, const char *prog);
 
 /* Free what @run holds. */
 void ptxed_run_fini(struct ptxed_run *run);

@@ -168,9 +168,9 @@ static int ptxed_perf_images(const struct ptd_perf *perf,
 
 /* --perf:images: the images of the tasks on the AUX area's CPU if the
  * context switches say which runs when, else the traced process's maps.
- * Takes @perf when it returns 1 (tasks made); 0: maps loaded; -1 after a
- * message. */
-static int ptxed_perf_load_images(struct ptd_perf *perf,
+ * Takes @perf when it returns 1 (tasks made) unless it is @shared by the
+ * areas' runs; 0: maps loaded; -1 after a message. */
+static int ptxed_perf_load_images(struct ptd_perf *perf, int shared,
                                   const struct ptd_perf_stream *stream,
                                   const struct ptxed_perf_image *img,
                                   const char *file, const char *prog)
@@ -180,7 +180,7 @@ static int ptxed_perf_load_images(struct ptd_perf *perf,
 	if (ptd_perf_get_info(perf, &info) == 0 && info.have_tc &&
 	    stream->cpu >= 0 && ptxed_perf_has_switches(perf, stream->cpu)) {
 		*img->tasks = ptxed_tasks_alloc(
-		        perf, &info.tc, stream->cpu,
+		        perf, !shared, &info.tc, stream->cpu,
 		        stream->tid >= 0 ? ptxed_perf_pid(perf, stream) : -1,
 		        img->iscache, img->image, img->verbose, file, prog);
 		if (!*img->tasks) {
@@ -189,8 +189,10 @@ static int ptxed_perf_load_images(struct ptd_perf *perf,
 		}
 		/* Only the sideband is needed from here on: the trace of
 		 * this area is copied, and a system-wide recording holds
-		 * every CPU's. */
-		ptd_perf_free_trace(perf);
+		 * every CPU's (which the other areas' runs need from a
+		 * shared file). */
+		if (!shared)
+			ptd_perf_free_trace(perf);
 		return 1;
 	}
 	return ptxed_perf_images(perf, stream, img, file, prog) < 0 ? -1 : 0;
@@ -222,11 +224,19 @@ static int ptxed_perf_kcore(const char *dir, const struct ptxed_perf_image *img,
 	                      img->verbose);
 }
 
+/* Free @perf unless the areas' runs share it. */
+static void ptxed_perf_release(struct ptd_perf *perf,
+                               const struct ptxed_perf_areas *areas)
+{
+	if (perf != areas->shared)
+		ptd_perf_free(perf);
+}
+
 int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
                     const struct ptxed_perf_image *img,
                     struct ptxed_perf_areas *areas, const char *prog)
 {
-	struct ptd_perf *perf;
+	struct ptd_perf *perf = areas->shared;
 	struct ptd_perf_diag diag;
 	struct ptd_perf_stream stream;
 	uint64_t idx = 0;
@@ -234,16 +244,19 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 	int has_idx;
 
 	has_idx = ptxed_split_base(arg, &idx);
-	if (ptd_perf_read(&perf, arg, &diag) < 0) {
+	if (!perf && ptd_perf_read(&perf, arg, &diag) < 0) {
 		fprintf(stderr, "%s: %s:%" PRIu64 ": %s.\n", prog, arg,
 		        diag.offset, diag.message);
 		return -1;
 	}
 	if (ptxed_perf_stream(perf, has_idx, idx, &stream, areas, arg, prog) <
 	    0) {
-		ptd_perf_free(perf);
+		ptxed_perf_release(perf, areas);
 		return -1;
 	}
+	/* The other areas' runs take the file as it is read now. */
+	if (areas->all)
+		areas->shared = perf;
 
 	if (!areas->later)
 		ptd_tool_perf_warnings(perf, arg, prog);
@@ -263,14 +276,14 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 	if (!stream.size) {
 		fprintf(stderr, "%s: AUX area %" PRIu32 " of %s is empty.\n",
 		        prog, stream.idx, arg);
-		ptd_perf_free(perf);
+		ptxed_perf_release(perf, areas);
 		return -1;
 	}
 	buffer = malloc((size_t)stream.size);
 	if (!buffer) {
 		fprintf(stderr, "%s: failed to allocate memory for %s.\n", prog,
 		        arg);
-		ptd_perf_free(perf);
+		ptxed_perf_release(perf, areas);
 		return -1;
 	}
 	memcpy(buffer, stream.data, (size_t)stream.size);
@@ -280,23 +293,24 @@ int ptxed_load_perf(struct pt_config *config, uint32_t given, char *arg,
 		int took;
 
 		if (ptxed_perf_kcore(arg, img, prog) < 0) {
-			ptd_perf_free(perf);
+			ptxed_perf_release(perf, areas);
 			return -1;
 		}
-		took = ptxed_perf_load_images(perf, &stream, img, arg, prog);
+		took = ptxed_perf_load_images(perf, perf == areas->shared,
+		                              &stream, img, arg, prog);
 
-		/* (With tasks, @perf is theirs now; ptxed_run_fini() frees
-		 * the buffer.) */
+		/* (With tasks, @perf is theirs now unless shared;
+		 * ptxed_run_fini() frees the buffer.) */
 		if (took > 0) {
 			areas->load_failed = 0;
 			return 0;
 		}
 		if (took < 0) {
-			ptd_perf_free(perf);
+			ptxed_perf_release(perf, areas);
 			return -1;
 		}
 	}
-	ptd_perf_free(perf);
+	ptxed_perf_release(perf, areas);
 	areas->load_failed = 0;
 	return 0;
 }

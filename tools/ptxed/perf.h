@@ -42,6 +42,11 @@ struct ptxed_perf_areas {
 	/* Out: the area was chosen, but loading it (its trace or its
 	 * images) failed: the other areas can still be decoded. */
 	int load_failed;
+	/* In: the file as the first area's run read it (NULL: read it now);
+	 * out: with @all, the file read, kept for the other areas' runs (the
+	 * caller frees it with ptd_perf_free() after the last of them), so
+	 * that a large recording is read and parsed once. */
+	struct ptd_perf *shared;
 };
 
 /* Load the trace of AUX area <idx> of the perf.data file @arg

@@ -134,7 +134,7 @@ static int ptxed_more_areas(struct ptxed_run *run, int argc, char **orig,
 		free(args[argi]);
 		args[argi] = arg;
 		ptxed_run_fini(run);
-		switch (ptxed_parse(run, argc, args, 1, prog)) {
+		switch (ptxed_parse(run, argc, args, 1, areas.shared, prog)) {
 		case ptxed_parse_run:
 			if (ptxed_decode_run(run, ild, prog))
 				status = 1;
@@ -165,6 +165,7 @@ int main(int argc, char *argv[])
 	struct ptd_ild_ctx *ild;
 	struct ptxed_run run;
 	enum ptxed_parse_status first;
+	struct ptd_perf *shared;
 	char **orig;
 	int status;
 
@@ -175,12 +176,15 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "%s: out of memory.\n", prog);
 		return 1;
 	}
-	first = ptxed_parse(&run, argc, argv, 0, prog);
+	first = ptxed_parse(&run, argc, argv, 0, NULL, prog);
+	/* (With several AUX areas, the runs share the file read now.) */
+	shared = run.areas.shared;
 	switch (first) {
 	case ptxed_parse_run:
 		break;
 	case ptxed_parse_done:
 		ptxed_run_fini(&run);
+		ptd_perf_free(shared);
 		ptxed_free_args(argc, orig);
 		return fflush(stdout) == 0 ? 0 : 1;
 	case ptxed_parse_error:
@@ -190,6 +194,7 @@ int main(int argc, char *argv[])
 		if (run.areas.all && run.areas.load_failed)
 			break;
 		ptxed_run_fini(&run);
+		ptd_perf_free(shared);
 		ptxed_free_args(argc, orig);
 		return 1;
 	}
@@ -198,6 +203,7 @@ int main(int argc, char *argv[])
 	if (!ild) {
 		fprintf(stderr, "%s: out of memory.\n", prog);
 		ptxed_run_fini(&run);
+		ptd_perf_free(shared);
 		ptxed_free_args(argc, orig);
 		return 1;
 	}
@@ -218,6 +224,8 @@ int main(int argc, char *argv[])
 		status = 1;
 	ptxed_disas_free(ild);
 	ptxed_run_fini(&run);
+	/* (After the tasks of the last run, which may use it.) */
+	ptd_perf_free(shared);
 	ptxed_free_args(argc, orig);
 	return status;
 }

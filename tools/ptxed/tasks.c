@@ -23,7 +23,9 @@ struct ptxed_task_image {
 };
 
 struct ptxed_tasks {
+	/* The recording (freed with the tasks if @owns_perf). */
 	struct ptd_perf *perf;
+	int owns_perf;
 	struct ptxed_eras *eras;
 	struct ptd_perf_tc tc;
 	int32_t cpu, fallback_pid;
@@ -49,7 +51,7 @@ enum ptxed_tasks_how {
 	ptxed_at_resync
 };
 
-struct ptxed_tasks *ptxed_tasks_alloc(struct ptd_perf *perf,
+struct ptxed_tasks *ptxed_tasks_alloc(struct ptd_perf *perf, int owns,
                                       const struct ptd_perf_tc *tc, int32_t cpu,
                                       int32_t fallback_pid,
                                       struct pt_image_section_cache *iscache,
@@ -66,6 +68,7 @@ struct ptxed_tasks *ptxed_tasks_alloc(struct ptd_perf *perf,
 		return NULL;
 	}
 	tasks->perf = perf;
+	tasks->owns_perf = owns;
 	tasks->tc = *tc;
 	tasks->cpu = cpu;
 	tasks->fallback_pid = fallback_pid;
@@ -85,7 +88,8 @@ void ptxed_tasks_free(struct ptxed_tasks *tasks)
 		pt_image_free(tasks->images[i].image);
 	free(tasks->images);
 	ptxed_eras_free(tasks->eras);
-	ptd_perf_free(tasks->perf);
+	if (tasks->owns_perf)
+		ptd_perf_free(tasks->perf);
 	free(tasks);
 }
 

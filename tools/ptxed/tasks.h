@@ -42,17 +42,18 @@ struct ptxed_tasks;
 /* Switch images for the trace of @cpu in @perf, whose time conversion is
  * @tc: images are copies of @base (as it is when first needed) with a
  * process's maps.  Without a time, the process @fallback_pid (-1: none)
- * runs.  On success takes @perf (freed by ptxed_tasks_free()); returns NULL
+ * runs.  On success takes @perf if @owns (freed by ptxed_tasks_free(); else
+ * the caller keeps it alive and frees it after the tasks); returns NULL
  * when out of memory. */
-struct ptxed_tasks *ptxed_tasks_alloc(struct ptd_perf *perf,
+struct ptxed_tasks *ptxed_tasks_alloc(struct ptd_perf *perf, int owns,
                                       const struct ptd_perf_tc *tc, int32_t cpu,
                                       int32_t fallback_pid,
                                       struct pt_image_section_cache *iscache,
                                       struct pt_image *base, int verbose,
                                       const char *file, const char *prog);
 
-/* Free @tasks (NULL is allowed), its images and its perf.data file.  Free
- * the decoder first: it may be using one of the images. */
+/* Free @tasks (NULL is allowed), its images and the perf.data file it
+ * owns.  Free the decoder first: it may be using one of the images. */
 void ptxed_tasks_free(struct ptxed_tasks *tasks);
 
 /* After a synchronization of @decoder: the task at the decoder's time (see
