@@ -156,6 +156,11 @@ static int ptdump_packet(struct ptdump_context *ctx, uint64_t offset,
 		ptdump_timing_track(&line, &tracking->timing, tpacket, options,
 		                    offset, ctx->out);
 
+	/* The sideband records that the packet's time reaches come before
+	 * it (after its time's diagnostics, as in libipt). */
+	if (ctx->sb && ptdump_sb_timing(packet, options))
+		ptd_sb_due(ctx->sb, tpacket->tsc, NULL, NULL);
+
 	line.skip = ptdump_hidden(packet, options) || options->quiet;
 	ptdump_line_print(ctx->out, &line, options->show_offset);
 	return 0;
@@ -234,11 +239,6 @@ static int ptdump_packets(struct ptdump_context *ctx, struct ptdump_source *src)
 			return ptdump_diag(ctx->out, offset,
 			                   "error getting offset", err);
 
-		/* The sideband records that the packet's time reaches come
-		 * before it. */
-		if (ctx->sb && ptdump_sb_timing(&packet.packet, ctx->options))
-			ptd_sb_due(ctx->sb, packet.tsc, NULL, NULL);
-
 		err = ptdump_packet(ctx, offset, next - offset, &packet);
 		if (err < 0) {
 			ctx->stats->errors++;
@@ -266,9 +266,12 @@ static int ptdump_source_alloc(struct ptdump_source *src,
 }
 
 static void ptdump_source_free(struct ptdump_source *src,
+                               const struct ptdump_options *options,
                                struct ptdump_stats *stats)
 {
-	if (src->time) {
+	/* (With sideband alone, the time is ptdump's business: no summary
+	 * of it.) */
+	if (src->time && (options->show_time || options->show_tcal)) {
 		struct ptd_time_status status;
 
 		if (ptd_time_get_status(src->time, &status, sizeof(status)) ==
@@ -356,6 +359,6 @@ out:
 	/* At the end of the trace, the records that no time reached. */
 	if (sb && !err)
 		ptd_sb_due(sb, UINT64_MAX, NULL, NULL);
-	ptdump_source_free(&src, stats);
+	ptdump_source_free(&src, options, stats);
 	return err;
 }

@@ -7,6 +7,7 @@
 #include "load.h"
 #include "load_elf.h"
 #include "ptxed.h"
+#include "sb_context.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,21 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The ABI of a process, from the first ELF file mapped into it. */
+/* A context's ABI before the first ELF file mapped into it tells it. */
 enum { ptxed_abi_unknown = -1 };
-
-/* One process's context. */
-struct ptxed_sb_ctx {
-	uint32_t pid;
-	struct pt_image *image;
-	/* enum ptd_sb_abi, or ptxed_abi_unknown. */
-	int abi;
-	/* Still the pid's context (an exec replaces it; the old one lives on
-	 * while a file has it as its current or next context). */
-	int live;
-	/* Every context, to free them at the end. */
-	struct ptxed_sb_ctx *next;
-};
 
 /* Where a file's trace is, as its events tell. */
 enum ptxed_sb_where {
@@ -41,7 +29,7 @@ enum ptxed_sb_where {
 
 /* A file's state (ptd_sb_channel.user). */
 struct ptxed_sb_chan {
-	struct ptxed_sb_ctx *current, *pending;
+	struct ptxed_ctx *current, *pending;
 	enum ptxed_sb_where where;
 };
 
@@ -50,10 +38,12 @@ struct ptxed_sb {
 	struct pt_image_section_cache *iscache;
 	/* --pevent:kcore's sections: where every context starts from. */
 	struct pt_image *kernel;
-	struct ptxed_sb_ctx *contexts;
+	struct ptxed_ctxs contexts;
 	struct ptxed_sb_chan *chans;
-	/* The image to give the decoder after this event (NULL: none). */
+	/* The image to give the decoder after this event (NULL: none), and
+	 * the one it has (NULL: ptxed's own, until the first switch). */
 	struct pt_image *switch_to;
+	const struct pt_image *in_use;
 	/* Making contexts failed (reported once). */
 	int failed;
 	const char *prog;
@@ -71,7 +61,8 @@ struct ptxed_sb *ptxed_sb_alloc(struct pt_image_section_cache *iscache,
 	sb->iscache = iscache;
 	sb->prog = prog;
 	sb->kernel = pt_image_alloc("kernel");
-	if (!sb->kernel) {
+	if (!sb->kernel || ptxed_ctxs_init(&sb->contexts) < 0) {
+		pt_image_free(sb->kernel);
 		free(sb);
 		return NULL;
 	}
@@ -82,13 +73,7 @@ void ptxed_sb_free(struct ptxed_sb *sb)
 {
 	if (!sb)
 		return;
-	while (sb->contexts) {
-		struct ptxed_sb_ctx *ctx = sb->contexts;
-
-		sb->contexts = ctx->next;
-		pt_image_free(ctx->image);
-		free(ctx);
-	}
+	ptxed_ctxs_fini(&sb->contexts);
 	free(sb->chans);
 	pt_image_free(sb->kernel);
 	ptd_sb_fini(&sb->session);
@@ -142,68 +127,50 @@ void ptxed_sb_start(struct ptxed_sb *sb)
 
 /* ---- contexts ---------------------------------------------------------- */
 
-/* The live context of @pid, or NULL. */
-static struct ptxed_sb_ctx *sb_find(struct ptxed_sb *sb, uint32_t pid)
+/* A new context for @pid, its image a copy of the kernel image, in place
+ * of the old one.  NULL if memory runs out (said once). */
+static struct ptxed_ctx *sb_new(struct ptxed_sb *sb, uint32_t pid)
 {
-	for (struct ptxed_sb_ctx *c = sb->contexts; c; c = c->next)
-		if (c->live && c->pid == pid)
-			return c;
-	return NULL;
-}
+	struct ptxed_ctx *ctx = ptxed_ctxs_new(&sb->contexts, pid, sb->kernel);
 
-/* A new context for @pid, its image a copy of the kernel image; the old
- * one, if any, is no longer the pid's.  NULL if memory runs out (said
- * once). */
-static struct ptxed_sb_ctx *sb_new(struct ptxed_sb *sb, uint32_t pid)
-{
-	struct ptxed_sb_ctx *old = sb_find(sb, pid), *ctx;
-	char name[32];
-
-	snprintf(name, sizeof(name), "pid-%" PRIx32, pid);
-	ctx = calloc(1, sizeof(*ctx));
-	if (ctx)
-		ctx->image = pt_image_alloc(name);
-	if (!ctx || !ctx->image || pt_image_copy(ctx->image, sb->kernel) < 0) {
-		if (ctx)
-			pt_image_free(ctx->image);
-		free(ctx);
-		if (!sb->failed)
-			fprintf(stderr, "%s: out of memory.\n", sb->prog);
+	if (!ctx && !sb->failed)
+		fprintf(stderr, "%s: out of memory.\n", sb->prog);
+	if (!ctx)
 		sb->failed = 1;
-		return NULL;
-	}
-	if (old)
-		old->live = 0;
-	ctx->pid = pid;
-	ctx->abi = ptxed_abi_unknown;
-	ctx->live = 1;
-	ctx->next = sb->contexts;
-	sb->contexts = ctx;
 	return ctx;
 }
 
 /* The live context of @pid, made if there is none. */
-static struct ptxed_sb_ctx *sb_get(struct ptxed_sb *sb, uint32_t pid)
+static struct ptxed_ctx *sb_get(struct ptxed_sb *sb, uint32_t pid)
 {
-	struct ptxed_sb_ctx *ctx = sb_find(sb, pid);
+	struct ptxed_ctx *ctx = ptxed_ctxs_find(&sb->contexts, pid);
 
 	return ctx ? ctx : sb_new(sb, pid);
 }
 
+/* Set @chan's next context to @ctx (NULL: none), counting the files that
+ * refer to a context. */
+static void sb_set_pending(struct ptxed_sb_chan *chan, struct ptxed_ctx *ctx)
+{
+	if (chan->pending)
+		chan->pending->refs -= 1;
+	chan->pending = ctx;
+	if (ctx)
+		ctx->refs += 1;
+}
+
 /* Make @ctx the context @chan switches to next. */
-static void sb_prepare(struct ptxed_sb_chan *chan, struct ptxed_sb_ctx *ctx)
+static void sb_prepare(struct ptxed_sb_chan *chan, struct ptxed_ctx *ctx)
 {
 	if (!ctx || chan->pending == ctx)
 		return;
-	chan->pending = NULL;
-	if (chan->current != ctx)
-		chan->pending = ctx;
+	sb_set_pending(chan, chan->current != ctx ? ctx : NULL);
 }
 
 /* Switch @chan to its next context. */
 static void sb_switch(struct ptxed_sb *sb, struct ptxed_sb_chan *chan)
 {
-	struct ptxed_sb_ctx *ctx = chan->pending;
+	struct ptxed_ctx *ctx = chan->pending;
 
 	if (!ctx)
 		return;
@@ -213,6 +180,9 @@ static void sb_switch(struct ptxed_sb *sb, struct ptxed_sb_chan *chan)
 		fprintf(sb->session.out, "[context: %s]\n",
 		        name ? name : "(unnamed)");
 	}
+	/* (The next context's count goes to the current one.) */
+	if (chan->current)
+		chan->current->refs -= 1;
 	chan->current = ctx;
 	chan->pending = NULL;
 	sb->switch_to = ctx->image;
@@ -248,8 +218,8 @@ static int sb_elf_abi(const char *path)
 
 /* Add [@pgoff, @pgoff + @len) of @path at @addr to @ctx's image.  Returns
  * 0 or a negative error code. */
-static int sb_add(struct ptxed_sb *sb, struct ptxed_sb_ctx *ctx,
-                  const char *path, uint64_t addr, uint64_t len, uint64_t pgoff)
+static int sb_add(struct ptxed_sb *sb, struct ptxed_ctx *ctx, const char *path,
+                  uint64_t addr, uint64_t len, uint64_t pgoff)
 {
 	struct stat st;
 	int isid;
@@ -282,7 +252,7 @@ static void sb_mmap(struct ptxed_sb *sb, const struct ptd_sb_channel *ch)
 {
 	const struct ptd_pevent_record *r = &ch->rec;
 	const struct ptd_pevent_string *f = &r->u.mmap.filename;
-	struct ptxed_sb_ctx *ctx;
+	struct ptxed_ctx *ctx;
 	char path[4096];
 	const char *use = path;
 	int err;
@@ -362,7 +332,7 @@ static void sb_apply(struct ptd_sb_channel *ch, void *ctxp)
 
 	case ptd_pevent_comm:
 		if (r->misc & ptd_pevent_misc_comm_exec) {
-			struct ptxed_sb_ctx *ctx = sb_new(sb, r->u.comm.pid);
+			struct ptxed_ctx *ctx = sb_new(sb, r->u.comm.pid);
 
 			if (ch->primary)
 				sb_prepare(chan, ctx);
@@ -377,9 +347,9 @@ static void sb_apply(struct ptd_sb_channel *ch, void *ctxp)
 			break;
 		}
 		{
-			struct ptxed_sb_ctx *parent =
-			        sb_find(sb, r->u.task.ppid);
-			struct ptxed_sb_ctx *child = sb_new(sb, r->u.task.pid);
+			struct ptxed_ctx *parent =
+			        ptxed_ctxs_find(&sb->contexts, r->u.task.ppid);
+			struct ptxed_ctx *child = sb_new(sb, r->u.task.pid);
 
 			if (child && parent &&
 			    pt_image_copy(child->image, parent->image) < 0)
@@ -404,6 +374,11 @@ static void sb_apply(struct ptd_sb_channel *ch, void *ctxp)
 	default:
 		break;
 	}
+	/* A context an exec or fork replaced goes as soon as nothing uses
+	 * it (not at the end of the event: a file's records may replace
+	 * many). */
+	if (sb->contexts.replaced)
+		ptxed_ctxs_collect(&sb->contexts, sb->in_use, sb->switch_to);
 }
 
 /* ---- where the trace is ------------------------------------------------ */
@@ -560,14 +535,21 @@ void ptxed_sb_event(struct ptxed_sb *sb, struct ptxed_decoder *decoder,
 		at = &ch->link;
 	}
 
-	if (!sb->switch_to)
-		return;
-	if (decoder->type == ptxed_insn_decoder)
-		err = pt_insn_set_image(decoder->variant.insn, sb->switch_to);
-	else
-		err = pt_blk_set_image(decoder->variant.block, sb->switch_to);
-	if (err < 0)
-		fprintf(stderr, "%s: failed to set the image: %s.\n", sb->prog,
-		        pt_errstr(pt_errcode(err)));
-	sb->switch_to = NULL;
+	if (sb->switch_to) {
+		if (decoder->type == ptxed_insn_decoder)
+			err = pt_insn_set_image(decoder->variant.insn,
+			                        sb->switch_to);
+		else
+			err = pt_blk_set_image(decoder->variant.block,
+			                       sb->switch_to);
+		if (err < 0)
+			fprintf(stderr, "%s: failed to set the image: %s.\n",
+			        sb->prog, pt_errstr(pt_errcode(err)));
+		else
+			sb->in_use = sb->switch_to;
+		sb->switch_to = NULL;
+	}
+	/* Replaced contexts that nothing uses any more. */
+	if (sb->contexts.replaced)
+		ptxed_ctxs_collect(&sb->contexts, sb->in_use, NULL);
 }
