@@ -8,7 +8,8 @@
  * configuration byte and a trace that is valid at the query level, see
  * fuzz_query.c) and <dir>/fuzz_perf/seed-* (small perf.data files of both
  * formats, tests/support/perf_write.h) and <dir>/fuzz_sideband/seed-*
- * (perf_event records of the same helpers, see fuzz_sideband.c).  The
+ * (perf_event records of the same helpers, see fuzz_sideband.c) and
+ * <dir>/fuzz_ptxed_sb/seed-* (those with a script of events).  The
  * output is deterministic; the committed seeds were made with it. */
 #include "ptdecode/ptdecode.h"
 
@@ -704,6 +705,50 @@ static void sideband_seeds(const char *dir)
 	free(w.b);
 }
 
+/* fuzz_ptxed_sb seeds: the records of sideband_seeds() in one or two
+ * files (the first primary) with a script of @n events, 3 bytes each (type,
+ * flags, time step). */
+static void ptxed_sb_seed(const char *dir, const char *name, const struct pw *w,
+                          unsigned files, const uint8_t *events, size_t n)
+{
+	struct out o;
+
+	memset(&o, 0, sizeof(o));
+	put_byte(&o, 0x7f);
+	put_byte(&o, (uint8_t)((files - 1) | 1 << 2 | 4 << 5));
+	for (int i = 0; i < 8; ++i)
+		put_byte(&o, (uint8_t)(UINT64_C(0x10086) >> (8 * i)));
+	for (int i = 0; i < 8; ++i)
+		put_byte(&o,
+		         (uint8_t)(UINT64_C(0xffff800000000000) >> (8 * i)));
+	put_byte(&o, (uint8_t)(n / 3));
+	put_byte(&o, 0);
+	put(&o, events, n);
+	put(&o, w->b, w->n);
+	write_file(dir, "fuzz_ptxed_sb", name, &o);
+}
+
+static void ptxed_sb_seeds(const char *dir)
+{
+	/* enabled, tick, disabled without an IP, paging, enabled, async
+	 * disabled without an IP, overflow: times 0 to 60 */
+	static const uint8_t events[] = {
+	        ptev_enabled,  0,    0,  ptev_tick,           0, 12,
+	        ptev_disabled, 1,    9,  ptev_paging,         0, 10,
+	        ptev_enabled,  0x80, 10, ptev_async_disabled, 1, 10,
+	        ptev_overflow, 0,    12};
+	struct pw w = {0};
+
+	pw_comm(&w, 100, 100, "prog", 1, 10, 0);
+	pw_mmap2_at(&w, 100, 0x400000, 0x1000, "/bin/prog", 20, 0);
+	pw_switch_cpu_wide(&w, 1, 100, 100, 200, 201, 30, 0);
+	pw_fork(&w, 300, 200, 40, 0);
+	pw_switch_thread(&w, 0, 300, 300, 51, 0);
+	ptxed_sb_seed(dir, "seed-one-file", &w, 1, events, sizeof(events));
+	ptxed_sb_seed(dir, "seed-two-files", &w, 2, events, sizeof(events));
+	free(w.b);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -715,5 +760,6 @@ int main(int argc, char **argv)
 	query_seeds(argv[1]);
 	perf_seeds(argv[1]);
 	sideband_seeds(argv[1]);
+	ptxed_sb_seeds(argv[1]);
 	return 0;
 }

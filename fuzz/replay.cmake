@@ -3,7 +3,7 @@
 # Included from tests/unit/CMakeLists.txt, so the normal build (and the
 # -DPTD_SANITIZE=ON build, under ASan+UBSan) runs them with ctest.
 set(PTD_FUZZ_TARGETS fuzz_packet fuzz_roundtrip fuzz_time fuzz_query fuzz_ild fuzz_image
-  fuzz_flow fuzz_flow_batch fuzz_perf fuzz_sideband)
+  fuzz_flow fuzz_flow_batch fuzz_perf fuzz_sideband fuzz_ptxed_sb)
 foreach(t ${PTD_FUZZ_TARGETS})
   add_executable(${t}_replay ${PROJECT_SOURCE_DIR}/fuzz/${t}.c)
   target_compile_definitions(${t}_replay PRIVATE PTD_FUZZ_REPLAY_MAIN)
@@ -19,13 +19,25 @@ foreach(t ${PTD_FUZZ_TARGETS})
   endif()
 endforeach()
 
-# The sideband target runs the tools' sideband code too.
-target_sources(fuzz_sideband_replay PRIVATE
+# The sideband targets run the tools' sideband code too.
+set(PTD_FUZZ_SB_SOURCES
   ${PROJECT_SOURCE_DIR}/tools/common/sb_options.c
   ${PROJECT_SOURCE_DIR}/tools/common/sb_session.c
   ${PROJECT_SOURCE_DIR}/tools/common/sb_print.c)
+set(PTD_FUZZ_PTXED_SB_SOURCES
+  ${PROJECT_SOURCE_DIR}/tools/ptxed/sideband.c
+  ${PROJECT_SOURCE_DIR}/tools/ptxed/sb_context.c
+  ${PROJECT_SOURCE_DIR}/tools/ptxed/load.c
+  ${PROJECT_SOURCE_DIR}/tools/ptxed/load_elf.c
+  ${PROJECT_SOURCE_DIR}/tools/ptxed/page_dump.c)
+target_sources(fuzz_sideband_replay PRIVATE ${PTD_FUZZ_SB_SOURCES})
 target_include_directories(fuzz_sideband_replay PRIVATE
   ${PROJECT_SOURCE_DIR}/tools/common)
+target_sources(fuzz_ptxed_sb_replay PRIVATE ${PTD_FUZZ_SB_SOURCES}
+  ${PTD_FUZZ_PTXED_SB_SOURCES})
+target_include_directories(fuzz_ptxed_sb_replay PRIVATE
+  ${PROJECT_SOURCE_DIR}/tools/common ${PROJECT_SOURCE_DIR}/tools/ptxed
+  ${PROJECT_SOURCE_DIR}/include/ptdecode)
 
 target_sources(fuzz_flow_batch_replay PRIVATE
   ${PROJECT_SOURCE_DIR}/tests/flow_batch/fb_check.c)

@@ -22,7 +22,7 @@ build=${PTD_FUZZ_BUILD:-build-fuzz}
 cc=${PTD_FUZZ_CC:-clang}
 nice_level=${PTD_FUZZ_NICE:-10}
 seed=${PTD_FUZZ_SEED:-1}
-targets="fuzz_packet fuzz_roundtrip fuzz_time fuzz_query fuzz_ild fuzz_image fuzz_flow fuzz_flow_batch fuzz_perf fuzz_sideband"
+targets="fuzz_packet fuzz_roundtrip fuzz_time fuzz_query fuzz_ild fuzz_image fuzz_flow fuzz_flow_batch fuzz_perf fuzz_sideband fuzz_ptxed_sb"
 
 case $seconds in
 '' | *[!0-9]*)

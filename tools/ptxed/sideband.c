@@ -80,6 +80,11 @@ void ptxed_sb_free(struct ptxed_sb *sb)
 	free(sb);
 }
 
+struct ptd_sb_session *ptxed_sb_session(struct ptxed_sb *sb)
+{
+	return &sb->session;
+}
+
 int ptxed_sb_any(const struct ptxed_sb *sb)
 {
 	return sb && ptd_sb_any(&sb->session);

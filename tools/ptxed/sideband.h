@@ -42,6 +42,10 @@ void ptxed_sb_free(struct ptxed_sb *sb);
 int ptxed_sb_option(struct ptxed_sb *sb, int argc, char *argv[], int *idx,
                     int verbose);
 
+/* The files and settings of @sb (for the fuzz target, which makes files
+ * in memory). */
+struct ptd_sb_session *ptxed_sb_session(struct ptxed_sb *sb);
+
 /* Whether sideband files were given. */
 int ptxed_sb_any(const struct ptxed_sb *sb);
 
