@@ -18,6 +18,7 @@
 # Exit status 0, 1 on a mismatch, 77 if the corpus is absent.
 set -u
 ptdump=$1 ptxed=$2 corpora=$3 expected=$4 dir=$5
+here=$(cd "$(dirname "$0")" && pwd)
 raw=$corpora/dynamorio/$dir/test_simple.raw
 if [ ! -f "$raw/pt.bin" ]; then
 	echo "skipped: $raw is absent"
@@ -40,53 +41,16 @@ fail=0
 		echo "FAIL: ptdump exited with status $?"
 		exit 1
 	}
-# Records: "<file>:<offset>  [<tsc>  ]<name> ..."; timing packets: "... tsc
-# <16 digits>" at the end (or <unavailable> before the first TSC).
-result=$(awk '
-	function hex(s,  v, i, c) {
-		v = 0
-		for (i = 1; i <= length(s); i++) {
-			c = index("0123456789abcdef", substr(s, i, 1)) - 1
-			v = v * 16 + c
-		}
-		return v
-	}
-	$1 ~ /\.pevent:/ {
-		n[$1 ~ /^primary/ ? "p" : "s"]++
-		if (seen[$1]++)
-			dup++
-		if ($2 ~ /^[0-9a-f]+$/ && length($2) == 16) {
-			t = hex($2)
-			if (have_last && last >= t)
-				late++
-			wait[++nw] = t
-		} else if (have_last)
-			late_untimed++
-		next
-	}
-	$(NF - 1) == "tsc" && $NF ~ /^[0-9a-f]+$/ {
-		now = hex($NF)
-		for (i = 1; i <= nw; i++)
-			if (wait[i] > now)
-				early++
-		nw = 0
-		last = now
-		have_last = 1
-	}
-	END {
-		printf "%d %d %d %d %d %d", n["p"], n["s"], dup, late, early,
-			late_untimed
-	}' "$out")
+result=$(awk -f "$here/sb-placement.awk" "$out")
 case $dir in
-ad6a637b) want_p=7 ;;
-d9e0e666) want_p=11 ;;
-*) want_p=? ;;
+ad6a637b) want=12 ;;
+d9e0e666) want=16 ;;
+*) want=? ;;
 esac
-if [ "$result" != "$want_p 5 0 0 0 0" ]; then
-	echo "FAIL: ptdump: primary and secondary records, duplicates," \
-		"printed after a packet that reached their time, printed" \
-		"before their time, untimed ones after a timing packet:" \
-		"$result (expected $want_p 5 0 0 0 0)"
+if [ "$result" != "$want 0 0 0 0" ]; then
+	echo "FAIL: ptdump: records, duplicates, printed after a packet that" \
+		"reached their time, printed before their time, untimed ones" \
+		"after a timing packet: $result (expected $want 0 0 0 0)"
 	fail=1
 fi
 
