@@ -414,6 +414,7 @@ int ptasm_sb_parse(struct ptasm_program *program, struct ptasm_lexer *lexer,
 
 /* ---- writing ----------------------------------------------------------- */
 
+/* Append the @size (at most 8) low bytes of @v, little-endian. */
 static int sb_put(struct ptasm_bytes *b, uint64_t v, unsigned size)
 {
 	uint8_t le[8];
@@ -453,8 +454,10 @@ static int sb_encode_record(struct ptasm_bytes *b, const struct ptasm_sb_rec *r,
 			err |= sb_put(b, r->f[3], 8);
 			err |= sb_put(b, r->f[4], 8);
 		}
-		if (r->type == 10)
-			err |= sb_put(b, 0, 32); /* maj ... flags */
+		if (r->type ==
+		    10) /* maj, min, ino, ino_generation, prot, flags */
+			for (unsigned i = 0; i < 4; ++i)
+				err |= sb_put(b, 0, 8);
 		break;
 	case 3:
 	case 12:
