@@ -388,7 +388,7 @@ static int ptasm_write_outputs(const char *prefix,
 	sbnames = program->nsb ? calloc(program->nsb, sizeof(*sbnames)) : NULL;
 	if (program->nsb && !sbnames)
 		err = ptasm_error(diag, 0, "out of memory");
-	for (size_t i = 0; !err && i < program->nsb; ++i) {
+	for (size_t i = 0; sbnames && !err && i < program->nsb; ++i) {
 		const size_t n = strlen(prefix) + 32;
 		char *path = malloc(n);
 

@@ -81,7 +81,7 @@ static void sb_comma(struct sb_ops *ops)
 
 static int sb_number(struct sb_ops *ops, uint64_t max, uint64_t *value)
 {
-	struct ptasm_tok tok = ptasm_lex_peek(ops->lexer);
+	struct ptasm_tok tok;
 
 	sb_comma(ops);
 	tok = ptasm_lex_peek(ops->lexer);
