@@ -22,7 +22,7 @@
  * the sideband gives it. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "fuzz_common.h"
+#include "fuzz_sb_input.h"
 #include "ptxed.h"
 #include "sideband.h"
 
@@ -31,15 +31,6 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { FUZZ_PSB_HEADER = 20, FUZZ_PSB_MAX_FILES = 4 };
-
-static uint64_t fuzz_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; --i)
-		v = v << 8 | p[i];
-	return v;
-}
 
 /* An event of the script: its IP where the type has one. */
 static void fuzz_event(struct pt_event *ev, const uint8_t *e, uint64_t tsc)
@@ -80,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ptd_sb_session *s;
 	struct pt_config config;
 	char arg0[] = "fuzz";
-	size_t nevents, at, body, nfiles;
+	size_t nevents, at, nfiles;
 	uint64_t tsc = 0;
 	FILE *out;
 
@@ -113,28 +104,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The files, as ptd_sb_option() would have loaded them. */
 	nfiles = 1 + (data[1] & 3);
-	body = size - at;
-	s->channels = fuzz_alloc(nfiles * sizeof(*s->channels));
-	s->cap_channels = nfiles;
-	for (size_t i = 0; i < nfiles; ++i) {
-		struct ptd_sb_channel *ch = fuzz_alloc(sizeof(*ch));
-		size_t n = (i + 1 == nfiles)
-		                   ? size - at
-		                   : body * (data[1] >> 5) / 16 / nfiles;
-
-		if (n > size - at)
-			n = size - at;
-		memset(ch, 0, sizeof(*ch));
-		ch->name = fuzz_alloc(8);
-		snprintf(ch->name, 8, "f%zu", i);
-		ch->buf = fuzz_alloc(n);
-		memcpy(ch->buf, data + at, n);
-		ch->size = n;
-		ch->config = s->config;
-		ch->primary = (data[1] >> (2 + i)) & 1;
-		s->channels[s->num_channels++] = ch;
-		at += n;
-	}
+	fuzz_sb_files(s, data + at, size - at, nfiles, data[1] >> 5, 16,
+	              (data[1] >> 2) & 7);
 
 	ptxed_sb_start(decoder.sb);
 	for (size_t k = 0; k < nevents; ++k) {

@@ -18,23 +18,13 @@
  * time asked for; after the time UINT64_MAX no file has a record left. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "fuzz_common.h"
-#include "sb.h"
+#include "fuzz_sb_input.h"
 
 #include <stddef.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { FUZZ_SB_HEADER = 24, FUZZ_SB_MAX_FILES = 4 };
-
-static uint64_t fuzz_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; --i)
-		v = v << 8 | p[i];
-	return v;
-}
 
 /* What the session handed out so far. */
 struct fuzz_sb_seen {
@@ -105,8 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ptd_sb_session s;
 	struct fuzz_sb_seen seen;
-	struct ptd_sb_config config;
-	size_t nfiles, at = FUZZ_SB_HEADER, body;
+	size_t nfiles, at = FUZZ_SB_HEADER;
 	FILE *out;
 
 	if (size < FUZZ_SB_HEADER)
@@ -117,41 +106,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.out = out;
 	s.print = data[0] & 0x1f;
 
-	config = s.config;
-	config.pevent.sample_type = fuzz_le64(data + 2);
-	config.tsc_offset = fuzz_le64(data + 10);
-	config.pevent.tc.time_shift = (uint16_t)(data[18] & 63);
-	config.pevent.tc.time_mult = data[19];
-	config.pevent.tc.time_zero =
+	s.config.pevent.sample_type = fuzz_le64(data + 2);
+	s.config.tsc_offset = fuzz_le64(data + 10);
+	s.config.pevent.tc.time_shift = (uint16_t)(data[18] & 63);
+	s.config.pevent.tc.time_mult = data[19];
+	s.config.pevent.tc.time_zero =
 	        (uint64_t)data[20] | (uint64_t)data[21] << 8 |
 	        (uint64_t)data[22] << 16 | (uint64_t)data[23] << 24;
 
-	fuzz_pevent_walk(data + at, size - at, &config.pevent);
+	fuzz_pevent_walk(data + at, size - at, &s.config.pevent);
 
-	/* The files. */
+	/* The files (odd ones primary, which the session does not mind). */
 	nfiles = 1 + (data[1] & 3);
-	body = size - at;
-	s.channels = fuzz_alloc(nfiles * sizeof(*s.channels));
-	s.cap_channels = nfiles;
-	for (size_t i = 0; i < nfiles; ++i) {
-		struct ptd_sb_channel *ch = fuzz_alloc(sizeof(*ch));
-		size_t n = (i + 1 == nfiles)
-		                   ? size - at
-		                   : body * (data[1] >> 2) / 64 / nfiles;
-
-		if (n > size - at)
-			n = size - at;
-		memset(ch, 0, sizeof(*ch));
-		ch->name = fuzz_alloc(8);
-		snprintf(ch->name, 8, "f%zu", i);
-		ch->buf = fuzz_alloc(n);
-		memcpy(ch->buf, data + at, n);
-		ch->size = n;
-		ch->config = config;
-		ch->primary = (int)(i & 1);
-		s.channels[s.num_channels++] = ch;
-		at += n;
-	}
+	fuzz_sb_files(&s, data + at, size - at, nfiles, data[1] >> 2, 64, 0xa);
 
 	memset(&seen, 0, sizeof(seen));
 	seen.s = &s;

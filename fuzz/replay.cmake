@@ -20,24 +20,13 @@ foreach(t ${PTD_FUZZ_TARGETS})
 endforeach()
 
 # The sideband targets run the tools' sideband code too.
-set(PTD_FUZZ_SB_SOURCES
-  ${PROJECT_SOURCE_DIR}/tools/common/sb_options.c
-  ${PROJECT_SOURCE_DIR}/tools/common/sb_session.c
-  ${PROJECT_SOURCE_DIR}/tools/common/sb_print.c)
-set(PTD_FUZZ_PTXED_SB_SOURCES
-  ${PROJECT_SOURCE_DIR}/tools/ptxed/sideband.c
-  ${PROJECT_SOURCE_DIR}/tools/ptxed/sb_context.c
-  ${PROJECT_SOURCE_DIR}/tools/ptxed/load.c
-  ${PROJECT_SOURCE_DIR}/tools/ptxed/load_elf.c
-  ${PROJECT_SOURCE_DIR}/tools/ptxed/page_dump.c)
+include(${PROJECT_SOURCE_DIR}/fuzz/sideband_sources.cmake)
 target_sources(fuzz_sideband_replay PRIVATE ${PTD_FUZZ_SB_SOURCES})
-target_include_directories(fuzz_sideband_replay PRIVATE
-  ${PROJECT_SOURCE_DIR}/tools/common)
 target_sources(fuzz_ptxed_sb_replay PRIVATE ${PTD_FUZZ_SB_SOURCES}
   ${PTD_FUZZ_PTXED_SB_SOURCES})
-target_include_directories(fuzz_ptxed_sb_replay PRIVATE
-  ${PROJECT_SOURCE_DIR}/tools/common ${PROJECT_SOURCE_DIR}/tools/ptxed
-  ${PROJECT_SOURCE_DIR}/include/ptdecode)
+foreach(t fuzz_sideband_replay fuzz_ptxed_sb_replay)
+  target_include_directories(${t} PRIVATE ${PTD_FUZZ_SB_INCLUDES})
+endforeach()
 
 target_sources(fuzz_flow_batch_replay PRIVATE
   ${PROJECT_SOURCE_DIR}/tests/flow_batch/fb_check.c)

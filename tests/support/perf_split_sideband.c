@@ -18,6 +18,7 @@
  * the file format (not the pipe format), one sample type for all events (the
  * intel_pt event's), and no compressed sideband. Exit status 0, 1 on an error
  * (with a message). */
+#include "elf_text.h"
 #include "perf_write.h"
 #include "ptdecode/ptdecode.h"
 
@@ -32,29 +33,6 @@ static int fail(const char *what, const char *file)
 {
 	fprintf(stderr, "perf_split_sideband: %s: %s\n", file, what);
 	return 1;
-}
-
-static uint8_t *slurp(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0) {
-		fclose(f);
-		return NULL;
-	}
-	b = malloc((size_t)n ? (size_t)n : 1);
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	*size = (size_t)n;
-	return b;
 }
 
 /* Append @n bytes at @p to the file of @cpu (-1: the global one). */
@@ -95,7 +73,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s <perf.data> <prefix>\n", argv[0]);
 		return 2;
 	}
-	b = slurp(argv[1], &n);
+	b = ptd_read_whole_file(argv[1], &n);
 	if (!b || n < 56 || memcmp(b, "PERFILE2", 8) != 0 ||
 	    pw_get_u64(b + 8) == 16)
 		return fail("not a perf.data file of the file format", argv[1]);

@@ -1,0 +1,16 @@
+# The tools' sources that the sideband fuzz targets build in (included by
+# fuzz/CMakeLists.txt for the libFuzzer build and by fuzz/replay.cmake for
+# the replay programs).
+set(PTD_FUZZ_SB_SOURCES
+  ${PROJECT_SOURCE_DIR}/tools/common/sb_options.c
+  ${PROJECT_SOURCE_DIR}/tools/common/sb_session.c
+  ${PROJECT_SOURCE_DIR}/tools/common/sb_print.c)
+set(PTD_FUZZ_PTXED_SB_SOURCES
+  ${PROJECT_SOURCE_DIR}/tools/ptxed/sideband.c
+  ${PROJECT_SOURCE_DIR}/tools/ptxed/sb_context.c
+  ${PROJECT_SOURCE_DIR}/tools/ptxed/load.c
+  ${PROJECT_SOURCE_DIR}/tools/ptxed/load_elf.c
+  ${PROJECT_SOURCE_DIR}/tools/ptxed/page_dump.c)
+set(PTD_FUZZ_SB_INCLUDES
+  ${PROJECT_SOURCE_DIR}/tools/common ${PROJECT_SOURCE_DIR}/tools/ptxed
+  ${PROJECT_SOURCE_DIR}/include/ptdecode)
