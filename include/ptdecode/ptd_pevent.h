@@ -107,6 +107,14 @@ enum ptd_pevent_sample_bit {
 	ptd_pevent_sample_identifier = 1 << 16
 };
 
+/** The sample type of the records of one event, by its identifier. */
+struct ptd_pevent_sample_config {
+	/** The event's PERF_SAMPLE_IDENTIFIER value. */
+	uint64_t identifier;
+	/** Its perf_event_attr.sample_type (with IDENTIFIER). */
+	uint64_t sample_type;
+};
+
 /** How the records of a sideband file were recorded. */
 struct ptd_pevent_config {
 	/** perf_event_attr.sample_type of the event that wrote them: which
@@ -117,10 +125,17 @@ struct ptd_pevent_config {
 	 * and time_mult.  ptd_pevent_config_init() sets time_mult 1 and the
 	 * others 0 (TSC = perf time). */
 	struct ptd_perf_tc tc;
+	/** Records of several events with different sample types (libipt
+	 * 2.1's --pevent:sample-config): @nby_id entries at @by_id (NULL for
+	 * none).  A record whose last 8 bytes, after its fixed fields, are
+	 * the identifier of an entry has that entry's sample type (the first
+	 * entry of that identifier); other records have @sample_type. */
+	const struct ptd_pevent_sample_config *by_id;
+	size_t nby_id;
 };
 
-/** Set @config to the defaults: no sample_id fields; TSC = perf time.
- * (NULL is ignored.) */
+/** Set @config to the defaults: no sample_id fields; TSC = perf time; no
+ * sample types by identifier.  (NULL is ignored.) */
 extern pt_export void ptd_pevent_config_init(struct ptd_pevent_config *config);
 
 /** A record's sample_id fields.  Those that the sample_type does not have
@@ -229,7 +244,8 @@ struct ptd_pevent_record {
  *     left, a size below 8 or beyond @end, or a record of a known type too
  *     short for its fields and its sample_id fields;
  *   - -pte_bad_config for a time conversion that is not valid (time_mult 0
- *     or time_shift above 63) when the sample_type has TIME.
+ *     or time_shift above 63) when the sample_type has TIME, or a record
+ *     that @config->by_id gives a sample type without IDENTIFIER.
  * A record of a type ptd_pevent_read() does not know is returned with its
  * header only (the caller may skip it). */
 extern pt_export int ptd_pevent_read(struct ptd_pevent_record *record,

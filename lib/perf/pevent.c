@@ -116,12 +116,12 @@ static size_t pev_sample_size(uint64_t sample_type)
 	return size;
 }
 
-/* Read the sample_id fields at @p (pev_sample_size() bytes). */
+/* Read the sample_id fields of sample type @type at @p (pev_sample_size()
+ * bytes). */
 static int pev_read_sample(struct ptd_pevent_sample *s, const uint8_t *p,
-                           const struct ptd_pevent_config *config)
+                           const struct ptd_pevent_config *config,
+                           uint64_t type)
 {
-	const uint64_t type = config->sample_type;
-
 	if (type & ptd_pevent_sample_tid) {
 		s->pid = ptd_le32(p);
 		s->tid = ptd_le32(p + 4);
@@ -261,6 +261,7 @@ int ptd_pevent_read(struct ptd_pevent_record *record, const uint8_t *begin,
                     const uint8_t *end, const struct ptd_pevent_config *config)
 {
 	size_t left, fixed, sample, need;
+	uint64_t stype;
 	const uint8_t *fields_end;
 	int err;
 
@@ -282,7 +283,20 @@ int ptd_pevent_read(struct ptd_pevent_record *record, const uint8_t *begin,
 	fixed = pev_fixed_size(record->type);
 	if (!fixed)
 		return record->size;
-	sample = pev_sample_size(config->sample_type);
+	stype = config->sample_type;
+	/* Another event's sample type, named by the identifier at the end. */
+	if (config->by_id && record->size >= fixed + 8) {
+		const uint64_t id = ptd_le64(begin + record->size - 8);
+
+		for (size_t i = 0; i < config->nby_id; ++i)
+			if (config->by_id[i].identifier == id) {
+				stype = config->by_id[i].sample_type;
+				if (!(stype & ptd_pevent_sample_identifier))
+					return -pte_bad_config;
+				break;
+			}
+	}
+	sample = pev_sample_size(stype);
 	/* A string needs at least its NUL. */
 	need = fixed + sample;
 	if (record->type == ptd_pevent_mmap ||
@@ -293,7 +307,7 @@ int ptd_pevent_read(struct ptd_pevent_record *record, const uint8_t *begin,
 
 	fields_end = begin + record->size - sample;
 	pev_read_fields(record, begin, fields_end);
-	err = pev_read_sample(&record->sample, fields_end, config);
+	err = pev_read_sample(&record->sample, fields_end, config, stype);
 	if (err < 0)
 		return err;
 	return record->size;

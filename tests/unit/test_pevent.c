@@ -487,6 +487,63 @@ static void test_unknown_type(void **state)
 	free(w.b);
 }
 
+/* Records of two events with different sample types in one file, told
+ * apart by their identifier (config.by_id, libipt 2.1's
+ * --pevent:sample-config). */
+static void test_by_identifier(void **state)
+{
+	const uint64_t a =
+	        ptd_pevent_sample_time | ptd_pevent_sample_identifier;
+	const uint64_t b = ALL_SAMPLE;
+	struct ptd_pevent_sample_config by_id[2] = {{7, ptd_pevent_sample_tid},
+	                                            {9, b}};
+	struct ptd_pevent_config cfg;
+	struct ptd_pevent_record r;
+	struct pw w = {0}, f = {0};
+	int size;
+
+	(void)state;
+	/* An ITRACE_START of the file's own event (TIME, IDENTIFIER 5), then
+	 * one of event 9 (every field; put_sample() writes identifier 9). */
+	pw_u32(&f, 1);
+	pw_u32(&f, 2);
+	pw_u64(&f, 5000);
+	pw_u64(&f, 5);
+	put_record(&w, ptd_pevent_itrace_start, 0, f.b, f.n, 0);
+	put_record(&w, ptd_pevent_itrace_start, 0, f.b, 8, b);
+	free(f.b);
+	ptd_pevent_config_init(&cfg);
+	cfg.sample_type = a;
+
+	/* Without the table, the second record's fields are misread. */
+	size = ptd_pevent_read(&r, w.b + 32, w.b + w.n, &cfg);
+	assert_int_equal(size, 64);
+	assert_true(r.sample.present == a);
+	assert_true(r.sample.time != 5000);
+
+	cfg.by_id = by_id;
+	cfg.nby_id = 2;
+	size = ptd_pevent_read(&r, w.b, w.b + w.n, &cfg);
+	assert_int_equal(size, 32);
+	assert_true(r.sample.present == a);
+	assert_true(r.sample.time == 5000 && r.sample.identifier == 5);
+	size = ptd_pevent_read(&r, w.b + 32, w.b + w.n, &cfg);
+	assert_int_equal(size, 64);
+	check_sample(&r, b, &cfg);
+	assert_int_equal(r.u.itrace_start.pid, 1);
+
+	/* An entry without IDENTIFIER cannot be told. */
+	by_id[1].sample_type = ptd_pevent_sample_tid;
+	assert_int_equal(ptd_pevent_read(&r, w.b + 32, w.b + w.n, &cfg),
+	                 -pte_bad_config);
+	/* The first entry of an identifier counts. */
+	by_id[0].identifier = 9;
+	by_id[0].sample_type = b;
+	assert_int_equal(ptd_pevent_read(&r, w.b + 32, w.b + w.n, &cfg), 64);
+	check_sample(&r, b, &cfg);
+	free(w.b);
+}
+
 /* The sideband of the DynamoRIO corpus's ad6a637b (perf 4.x, sample_type
  * IP|TID|TIME|CPU|IDENTIFIER, perf's conversion 31 / 581029125 /
  * 18444502336406842448): the records of the traced program, and the
@@ -562,6 +619,7 @@ int main(void)
 	        cmocka_unit_test(test_config),
 	        cmocka_unit_test(test_bad_records),
 	        cmocka_unit_test(test_unknown_type),
+	        cmocka_unit_test(test_by_identifier),
 	        cmocka_unit_test(test_corpus),
 	};
 

@@ -65,6 +65,8 @@ enum ptd_sb_abi { ptd_sb_abi_x64, ptd_sb_abi_x32, ptd_sb_abi_ia32 };
 
 /* One sideband file. */
 struct ptd_sb_channel {
+	/* (config.pevent.by_id points to the channel's own copy of the
+	 * --pevent:sample-config entries given before it.) */
 	/* The file name as given (the range cut off), and what was read of
 	 * it: @size bytes from the range's start. */
 	char *name;
@@ -100,8 +102,11 @@ struct ptd_sb_session {
 	int keep_retired;
 	/* enum ptd_sb_print. */
 	uint32_t print;
-	/* The settings for the next file option. */
+	/* The settings for the next file option; the --pevent:sample-config
+	 * entries so far (owned; config.pevent.by_id points to them). */
 	struct ptd_sb_config config;
+	struct ptd_pevent_sample_config *ids;
+	size_t nids, cap_ids;
 	/* Where records and diagnostics go. */
 	FILE *out;
 };

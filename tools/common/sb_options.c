@@ -23,8 +23,13 @@ void ptd_sb_fini(struct ptd_sb_session *s)
 	for (size_t i = 0; i < s->num_channels; ++i) {
 		free(s->channels[i]->name);
 		free(s->channels[i]->buf);
+		free((void *)s->channels[i]->config.pevent.by_id);
 		free(s->channels[i]);
 	}
+	free(s->ids);
+	s->ids = NULL;
+	s->nids = 0;
+	s->cap_ids = 0;
 	free(s->channels);
 	s->channels = NULL;
 	s->num_channels = 0;
@@ -192,6 +197,42 @@ static int sb_load(struct ptd_sb_channel *ch, const char *path, uint64_t from,
 	return 0;
 }
 
+/* --pevent:sample-config <id>:<sample type>: records that end in the
+ * identifier <id> have that sample type (libipt 2.1).  Returns 0, or -1
+ * after a message. */
+static int sb_sample_config(struct ptd_sb_session *s, const char *arg,
+                            const char *prog, FILE *err)
+{
+	struct ptd_pevent_sample_config e;
+	char *rest;
+
+	errno = 0;
+	e.identifier = strtoull(arg, &rest, 0);
+	if (errno || rest == arg || *rest != ':')
+		goto bad;
+	e.sample_type = strtoull(rest + 1, &rest, 0);
+	if (errno || *rest)
+		goto bad;
+	if (s->nids == s->cap_ids) {
+		size_t cap = s->cap_ids ? 2 * s->cap_ids : 4;
+		struct ptd_pevent_sample_config *grown =
+		        realloc(s->ids, cap * sizeof(*grown));
+
+		if (!grown) {
+			fprintf(err, "%s: out of memory.\n", prog);
+			return -1;
+		}
+		s->ids = grown;
+		s->cap_ids = cap;
+	}
+	s->ids[s->nids++] = e;
+	return 0;
+bad:
+	fprintf(err, "%s: bad sample config %s: %s.\n", prog, arg,
+	        pt_errstr(pte_invalid));
+	return -1;
+}
+
 /* A file option: load @arg with the settings so far. */
 static int sb_file(struct ptd_sb_session *s, const char *arg, int primary,
                    const char *prog, FILE *err)
@@ -229,8 +270,27 @@ static int sb_file(struct ptd_sb_session *s, const char *arg, int primary,
 	memcpy(ch->name, arg, len);
 	ch->name[len] = 0;
 	ch->config = s->config;
+	ch->config.pevent.by_id = NULL;
+	ch->config.pevent.nby_id = 0;
 	ch->primary = primary;
+	/* The channel's own copy of the sample types by identifier, so that
+	 * later entries do not change it. */
+	if (s->nids) {
+		struct ptd_pevent_sample_config *ids =
+		        malloc(s->nids * sizeof(*ids));
+
+		if (!ids) {
+			free(ch->name);
+			free(ch);
+			fprintf(err, "%s: out of memory.\n", prog);
+			return -1;
+		}
+		memcpy(ids, s->ids, s->nids * sizeof(*ids));
+		ch->config.pevent.by_id = ids;
+		ch->config.pevent.nby_id = s->nids;
+	}
 	if (sb_load(ch, ch->name, from, to, have_to, prog, err) < 0) {
+		free((void *)ch->config.pevent.by_id);
 		free(ch->buf);
 		free(ch->name);
 		free(ch);
@@ -275,6 +335,12 @@ int ptd_sb_option(struct ptd_sb_session *s, enum ptd_sb_tool tool, int argc,
 		if (sb_number(&value, UINT64_MAX, argc, argv, idx, prog, err))
 			return -1;
 		c->pevent.sample_type = value;
+		return 1;
+	}
+	if (!strcmp(arg, "--pevent:sample-config")) {
+		str = sb_string(argc, argv, idx, prog, err);
+		if (!str || sb_sample_config(s, str, prog, err) < 0)
+			return -1;
 		return 1;
 	}
 	if (!strcmp(arg, "--pevent:time-zero")) {

@@ -91,6 +91,10 @@ static void ptxed_help(const char *prog)
 	        "switch).",
 	        "  --pevent:sample-type <n>             "
 	        "perf_event_attr.sample_type (default: 0).",
+	        "  --pevent:sample-config <id>:<n>      records that end in "
+	        "the identifier <id> have",
+	        "                                       sample type <n> "
+	        "(libipt 2.1).",
 	        "  --pevent:time-zero <n>               "
 	        "perf_event_mmap_page.time_zero (default: 0).",
 	        "  --pevent:time-shift <n>              "
