@@ -45,6 +45,18 @@ static inline void fuzz_sb_files(struct ptd_sb_session *s, const uint8_t *data,
 		memcpy(ch->buf, data + at, n);
 		ch->size = n;
 		ch->config = s->config;
+		/* (Each file has its own copy of the sample types by
+		 * identifier, as ptd_sb_option() gives it.) */
+		ch->config.pevent.by_id = NULL;
+		ch->config.pevent.nby_id = 0;
+		if (s->nids) {
+			struct ptd_pevent_sample_config *ids =
+			        fuzz_alloc(s->nids * sizeof(*ids));
+
+			memcpy(ids, s->ids, s->nids * sizeof(*ids));
+			ch->config.pevent.by_id = ids;
+			ch->config.pevent.nby_id = s->nids;
+		}
 		ch->primary = (int)((primary >> i) & 1);
 		s->channels[s->num_channels++] = ch;
 		at += n;

@@ -11,6 +11,8 @@
  *   bytes 10-17   the tsc offset
  *   byte 18       time_shift (modulo 64), byte 19 time_mult (0 allowed),
  *   bytes 20-23   time_zero's low 32 bits
+ *   (bit 63 of the sample type: records that end in that time_zero as
+ *   their identifier have every sample field, --pevent:sample-config)
  *
  * Checks: no crash or sanitizer report; ptd_pevent_read() never reads past
  * its record or returns a size beyond the bytes left; the session hands out
@@ -113,6 +115,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.config.pevent.tc.time_zero =
 	        (uint64_t)data[20] | (uint64_t)data[21] << 8 |
 	        (uint64_t)data[22] << 16 | (uint64_t)data[23] << 24;
+
+	/* Bit 63 of the sample type: records that end in the identifier
+	 * time_zero have every sample field (--pevent:sample-config). */
+	if (s.config.pevent.sample_type >> 63) {
+		struct ptd_pevent_sample_config *e = fuzz_alloc(sizeof(*e));
+
+		e->identifier = s.config.pevent.tc.time_zero;
+		e->sample_type = UINT64_C(0x102c6);
+		s.ids = e;
+		s.nids = 1;
+		s.cap_ids = 1;
+		s.config.pevent.by_id = e;
+		s.config.pevent.nby_id = 1;
+	}
 
 	fuzz_pevent_walk(data + at, size - at, &s.config.pevent);
 
