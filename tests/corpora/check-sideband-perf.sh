@@ -11,8 +11,9 @@
 #     reader;
 #   * each is printed once, where the trace's time (--time) first reaches
 #     it (sb-placement.awk);
-#   * ptxed --sb:switch follows CPU 3's tasks: a [context: pid-<pid>] line
-#     for echo's process (c66) after its exec.
+#   * ptxed --sb:switch follows CPU 3's tasks: [context: pid-<pid>] lines
+#     for echo's process (c66) at its ITRACE_START and after its exec, for
+#     the task that runs in between and for echo again; exit status 0.
 #
 # usage: check-sideband-perf.sh <perf_split_sideband> <ptdump> <ptxed>
 #                               <perf-data dir>
@@ -73,9 +74,16 @@ esac
 # shellcheck disable=SC2086
 "$ptxed" $cfg $opts --sb:switch --quiet $files --pt "$trace" \
 	> "$work/xed" 2>&1
-if ! grep -q '^\[context: pid-c66\]$' "$work/xed"; then
-	echo "FAIL: ptxed switched to no context of pid 0xc66 (echo):"
-	head -20 "$work/xed"
+status=$?
+switches=$(sed -n 's/^\[context: \(pid-[0-9a-f]*\)\]$/\1/p' "$work/xed" |
+	tr '\n' ' ')
+# echo's process at its ITRACE_START, its new context at the exec, the
+# task that runs in between (pid 0x6e0), echo again.
+if [ "$status" -ne 0 ] ||
+	[ "$switches" != "pid-c66 pid-c66 pid-6e0 pid-c66 " ]; then
+	echo "FAIL: ptxed: exit status $status, switches '$switches'" \
+		"(expected 0, 'pid-c66 pid-c66 pid-6e0 pid-c66 '):"
+	head -30 "$work/xed"
 	fail=1
 fi
 exit $fail

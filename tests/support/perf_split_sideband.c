@@ -12,9 +12,11 @@
  * settings to read them with, as perf-get-opts.bash does:
  * "--pevent:sample-type 0x.. --pevent:time-zero .. --pevent:time-shift ..
  * --pevent:time-mult ..".  Skipped, as by the script: AUXTRACE_INFO,
- * AUXTRACE (with its trace), FINISHED_ROUND, and perf's other records of
- * type 64 and up.  (Samples, whose fields are no sample_id trailer, go to
- * the file without a CPU; the script puts them by the CPU perf names.)  Only
+ * AUXTRACE (with its trace) and FINISHED_ROUND.  perf's other own records
+ * (type 64 and up), and records the sideband reader cannot read, go to the
+ * file without a CPU, as do samples, whose fields are no sample_id trailer
+ * (the script puts those by the CPU perf names).  A file of an unfinished
+ * `perf record` (data size 0) is read to its end.  Only
  * the file format (not the pipe format), one sample type for all events (the
  * intel_pt event's), and no compressed sideband. Exit status 0, 1 on an error
  * (with a message). */
@@ -92,17 +94,23 @@ int main(int argc, char **argv)
 	data_size = pw_get_u64(b + 48);
 	if (data > n || data_size > n - data)
 		return fail("bad data section", argv[1]);
+	/* (An unfinished recording: the records go to the end.) */
+	if (!data_size)
+		data_size = n - data;
 	end = (size_t)(data + data_size);
 	for (at = (size_t)data; at < end && !status;) {
 		size_t len = pw_record_len(b, at, end);
 		uint32_t type = pw_get_u32(b + at);
 		struct ptd_pevent_record rec;
 
-		if (type && type < 64 &&
-		    ptd_pevent_read(&rec, b + at, b + at + len, &cfg) > 0) {
+		/* FINISHED_ROUND, AUXTRACE_INFO, AUXTRACE */
+		if (type != 68 && type != 70 && type != 71) {
 			int cpu = -1;
 
-			if ((rec.sample.present & ptd_pevent_sample_cpu) &&
+			if (type < 64 &&
+			    ptd_pevent_read(&rec, b + at, b + at + len, &cfg) >
+			            0 &&
+			    (rec.sample.present & ptd_pevent_sample_cpu) &&
 			    rec.sample.cpu < max_cpus)
 				cpu = (int)rec.sample.cpu;
 			status = put(files, argv[2], cpu, b + at, len);

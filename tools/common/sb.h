@@ -100,6 +100,9 @@ struct ptd_sb_session {
 	struct ptd_sb_channel *active;
 	struct ptd_sb_channel *retired;
 	int keep_retired;
+	/* With @keep_retired, also the channels dropped after a bad record,
+	 * for the tool to let go of what they hold. */
+	struct ptd_sb_channel *dropped;
 	/* enum ptd_sb_print. */
 	uint32_t print;
 	/* The settings for the next file option; the --pevent:sample-config
@@ -138,7 +141,8 @@ typedef void ptd_sb_apply_fn(struct ptd_sb_channel *ch, void *ctx);
 /* Print (and with @apply, apply) the records due at @time: while the first
  * channel's record is due at or before @time, take it, then read the
  * channel's next record.  A channel at its end is dropped, or retired with
- * @s->keep_retired; one whose next record is bad is reported and dropped. */
+ * @s->keep_retired; one whose next record is bad is reported and dropped
+ * (into @s->dropped with @s->keep_retired). */
 void ptd_sb_due(struct ptd_sb_session *s, uint64_t time, ptd_sb_apply_fn *apply,
                 void *ctx);
 

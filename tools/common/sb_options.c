@@ -36,6 +36,7 @@ void ptd_sb_fini(struct ptd_sb_session *s)
 	s->cap_channels = 0;
 	s->active = NULL;
 	s->retired = NULL;
+	s->dropped = NULL;
 }
 
 /* The print flag of option @arg, or 0. */

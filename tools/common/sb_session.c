@@ -69,6 +69,10 @@ static void sb_advance(struct ptd_sb_session *s, struct ptd_sb_channel *ch)
 	}
 	if (status < 0) {
 		ptd_sb_error(s, ch, status);
+		if (s->keep_retired) {
+			ch->link = s->dropped;
+			s->dropped = ch;
+		}
 		return;
 	}
 	if (s->keep_retired) {
@@ -81,6 +85,7 @@ void ptd_sb_start(struct ptd_sb_session *s)
 {
 	s->active = NULL;
 	s->retired = NULL;
+	s->dropped = NULL;
 	for (size_t i = s->num_channels; i-- > 0;) {
 		struct ptd_sb_channel *ch = s->channels[i];
 		int status = sb_read(ch, 0);

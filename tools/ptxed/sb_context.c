@@ -9,13 +9,15 @@
 
 static size_t ctx_bucket(const struct ptxed_ctxs *t, uint32_t pid)
 {
-	/* (Fibonacci hashing: pids are often consecutive.) */
-	return (size_t)((pid * UINT32_C(2654435769)) & (t->nbuckets - 1));
+	/* Fibonacci hashing: the high bits of the product, which every bit
+	 * of the pid moves. */
+	return (size_t)((uint32_t)(pid * UINT32_C(2654435769)) >> t->shift);
 }
 
 int ptxed_ctxs_init(struct ptxed_ctxs *t)
 {
 	t->nbuckets = 64;
+	t->shift = 32 - 6;
 	t->nlive = 0;
 	t->replaced = NULL;
 	t->buckets = calloc(t->nbuckets, sizeof(*t->buckets));
@@ -64,9 +66,10 @@ static void ctx_grow(struct ptxed_ctxs *t)
 {
 	struct ptxed_ctxs bigger = *t;
 
-	if (t->nlive < t->nbuckets || t->nbuckets > (SIZE_MAX >> 2))
+	if (t->nlive < t->nbuckets || t->shift <= 8)
 		return;
 	bigger.nbuckets = 2 * t->nbuckets;
+	bigger.shift = t->shift - 1;
 	bigger.buckets = calloc(bigger.nbuckets, sizeof(*bigger.buckets));
 	if (!bigger.buckets)
 		return;
@@ -82,6 +85,7 @@ static void ctx_grow(struct ptxed_ctxs *t)
 	free(t->buckets);
 	t->buckets = bigger.buckets;
 	t->nbuckets = bigger.nbuckets;
+	t->shift = bigger.shift;
 }
 
 struct ptxed_ctx *ptxed_ctxs_new(struct ptxed_ctxs *t, uint32_t pid,
@@ -101,7 +105,6 @@ struct ptxed_ctx *ptxed_ctxs_new(struct ptxed_ctxs *t, uint32_t pid,
 	}
 	ctx->pid = pid;
 	ctx->abi = -1;
-	ctx->live = 1;
 
 	/* The old context leaves the table for the replaced ones. */
 	for (at = &t->buckets[ctx_bucket(t, pid)]; *at; at = &(*at)->next)
@@ -109,7 +112,6 @@ struct ptxed_ctx *ptxed_ctxs_new(struct ptxed_ctxs *t, uint32_t pid,
 			struct ptxed_ctx *old = *at;
 
 			*at = old->next;
-			old->live = 0;
 			old->next = t->replaced;
 			t->replaced = old;
 			t->nlive -= 1;

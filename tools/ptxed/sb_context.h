@@ -21,8 +21,6 @@ struct ptxed_ctx {
 	struct pt_image *image;
 	/* The ABI (enum ptd_sb_abi), or -1 while not known. */
 	int abi;
-	/* Still the pid's context. */
-	int live;
 	/* How many files have it as their current or next context. */
 	unsigned refs;
 	/* The next in its hash chain (live) or in the list of replaced
@@ -32,8 +30,10 @@ struct ptxed_ctx {
 
 /* The contexts of all processes. */
 struct ptxed_ctxs {
+	/* 2^(32 - @shift) buckets. */
 	struct ptxed_ctx **buckets;
 	size_t nbuckets, nlive;
+	unsigned shift;
 	/* Replaced contexts, freed once nothing uses them. */
 	struct ptxed_ctx *replaced;
 };

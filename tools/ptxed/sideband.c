@@ -172,6 +172,15 @@ static void sb_prepare(struct ptxed_sb_chan *chan, struct ptxed_ctx *ctx)
 	sb_set_pending(chan, chan->current != ctx ? ctx : NULL);
 }
 
+/* A file is done: its current and next contexts are no longer its. */
+static void sb_release(struct ptxed_sb_chan *chan)
+{
+	sb_set_pending(chan, NULL);
+	if (chan->current)
+		chan->current->refs -= 1;
+	chan->current = NULL;
+}
+
 /* Switch @chan to its next context. */
 static void sb_switch(struct ptxed_sb *sb, struct ptxed_sb_chan *chan)
 {
@@ -525,6 +534,13 @@ void ptxed_sb_event(struct ptxed_sb *sb, struct ptxed_decoder *decoder,
 	s = &sb->session;
 	ptd_sb_due(s, event->tsc, sb_apply, sb);
 
+	/* A file dropped after a bad record lets go of its contexts. */
+	while (s->dropped) {
+		struct ptd_sb_channel *ch = s->dropped;
+
+		s->dropped = ch->link;
+		sb_release(ch->user);
+	}
 	for (struct ptd_sb_channel *ch = s->active; ch; ch = ch->link)
 		sb_follow(sb, ch, event);
 	/* A file at its end goes once it has no switch waiting. */
@@ -534,6 +550,7 @@ void ptxed_sb_event(struct ptxed_sb *sb, struct ptxed_decoder *decoder,
 
 		if (!chan->pending) {
 			*at = ch->link;
+			sb_release(chan);
 			continue;
 		}
 		sb_follow(sb, ch, event);
