@@ -43,6 +43,13 @@ static void put_byte(struct out *o, uint8_t b)
 	put(o, &b, 1);
 }
 
+/* Append @v little-endian. */
+static void put_le64(struct out *o, uint64_t v)
+{
+	for (int i = 0; i < 8; ++i)
+		put_byte(o, (uint8_t)(v >> (8 * i)));
+}
+
 /* Append the encoding of @p to @o. */
 static void enc(struct out *o, const struct pt_packet *p)
 {
@@ -650,10 +657,8 @@ static void sideband_header(struct out *o, uint8_t print, unsigned files,
 {
 	put_byte(o, print);
 	put_byte(o, (uint8_t)((files - 1) | split << 2));
-	for (int i = 0; i < 8; ++i)
-		put_byte(o, (uint8_t)(UINT64_C(0x10086) >> (8 * i)));
-	for (int i = 0; i < 8; ++i)
-		put_byte(o, (uint8_t)(offset >> (8 * i)));
+	put_le64(o, UINT64_C(0x10086));
+	put_le64(o, offset);
 	put_byte(o, shift);
 	put_byte(o, mult);
 	for (int i = 0; i < 4; ++i)
@@ -716,11 +721,8 @@ static void ptxed_sb_seed(const char *dir, const char *name, const struct pw *w,
 	memset(&o, 0, sizeof(o));
 	put_byte(&o, 0x7f);
 	put_byte(&o, (uint8_t)((files - 1) | 1 << 2 | 4 << 5));
-	for (int i = 0; i < 8; ++i)
-		put_byte(&o, (uint8_t)(UINT64_C(0x10086) >> (8 * i)));
-	for (int i = 0; i < 8; ++i)
-		put_byte(&o,
-		         (uint8_t)(UINT64_C(0xffff800000000000) >> (8 * i)));
+	put_le64(&o, UINT64_C(0x10086));
+	put_le64(&o, UINT64_C(0xffff800000000000));
 	put_byte(&o, (uint8_t)(n / 3));
 	put_byte(&o, 0);
 	put(&o, events, n);

@@ -4,7 +4,8 @@
 set(PTD_FUZZ_SB_SOURCES
   ${PROJECT_SOURCE_DIR}/tools/common/sb_options.c
   ${PROJECT_SOURCE_DIR}/tools/common/sb_session.c
-  ${PROJECT_SOURCE_DIR}/tools/common/sb_print.c)
+  ${PROJECT_SOURCE_DIR}/tools/common/sb_print.c
+  ${PROJECT_SOURCE_DIR}/tools/common/tool_args.c)
 set(PTD_FUZZ_PTXED_SB_SOURCES
   ${PROJECT_SOURCE_DIR}/tools/ptxed/sideband.c
   ${PROJECT_SOURCE_DIR}/tools/ptxed/sb_context.c

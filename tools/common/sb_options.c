@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "sb.h"
+#include "tool_args.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -59,31 +60,16 @@ static uint32_t sb_print_flag(const char *arg, enum ptd_sb_tool tool)
 	return 0;
 }
 
-/* The number after option argv[*@idx], at most @max, as libipt's tools
- * take it (strtoull with base 0: a sign and leading blanks are taken, -1 is
- * the largest value).  Returns 0, or -1 after a message. */
+/* The number after option argv[*@idx], at most @max (ptd_tool_number()).
+ * Returns 0, or -1 after a message. */
 static int sb_number(uint64_t *value, uint64_t max, int argc, char *argv[],
                      int *idx, const char *prog, FILE *err)
 {
-	const char *option = argv[*idx];
 	const char *arg = *idx + 1 < argc ? argv[*idx + 1] : NULL;
-	char *rest;
 
-	if (!arg || !arg[0] || (arg[0] == '-' && arg[1] == '-')) {
-		fprintf(err, "%s: %s: missing argument.\n", prog, option);
+	if (!ptd_tool_number(value, max, argv[*idx], arg, prog, err))
 		return -1;
-	}
 	*idx += 1;
-	errno = 0;
-	*value = strtoull(arg, &rest, 0);
-	if (errno || rest == arg || *rest) {
-		fprintf(err, "%s: %s: bad argument: %s.\n", prog, option, arg);
-		return -1;
-	}
-	if (*value > max) {
-		fprintf(err, "%s: %s: value too big: %s.\n", prog, option, arg);
-		return -1;
-	}
 	return 0;
 }
 
@@ -100,54 +86,10 @@ static const char *sb_string(int argc, char *argv[], int *idx, const char *prog,
 	return argv[*idx];
 }
 
-/* Split "<file>[:<from>[-<to>]]" at its last colon when what follows is a
- * range: the file name's length goes to *@len, the range to @from, @to
- * (@have_to).  Returns 0, or -1 for a range whose end is not after its
- * start. */
-static int sb_split_range(const char *arg, size_t *len, uint64_t *from,
-                          uint64_t *to, int *have_to)
-{
-	const char *colon = strrchr(arg, ':');
-	char *rest;
-
-	*len = strlen(arg);
-	*from = 0;
-	*to = 0;
-	*have_to = 0;
-	if (!colon || !colon[1])
-		return 0;
-	errno = 0;
-	*from = strtoull(colon + 1, &rest, 0);
-	if (errno || rest == colon + 1) {
-		*from = 0;
-		return 0;
-	}
-	if (*rest) {
-		const char *at = rest + 1;
-
-		if (*rest != '-') {
-			*from = 0;
-			return 0;
-		}
-		errno = 0;
-		*to = strtoull(at, &rest, 0);
-		if (errno || rest == at || *rest) {
-			*from = 0;
-			*to = 0;
-			return 0;
-		}
-		if (*to <= *from)
-			return -1;
-		*have_to = 1;
-	}
-	*len = (size_t)(colon - arg);
-	return 0;
-}
-
-/* Read [@from, min(@to, end of file)) of @path into @ch.  Returns 0, or -1
- * after a message. */
+/* Read @size bytes (0, or more than there are: to the end of the file) at
+ * @from of @path into @ch.  Returns 0, or -1 after a message. */
 static int sb_load(struct ptd_sb_channel *ch, const char *path, uint64_t from,
-                   uint64_t to, int have_to, const char *prog, FILE *err)
+                   uint64_t size, const char *prog, FILE *err)
 {
 	struct stat st;
 	FILE *file;
@@ -163,8 +105,8 @@ static int sb_load(struct ptd_sb_channel *ch, const char *path, uint64_t from,
 		return -1;
 	}
 	end = (uint64_t)st.st_size;
-	if (have_to && to < end)
-		end = to;
+	if (size && from < end && size < end - from)
+		end = from + size;
 	if (from > end) {
 		fprintf(err,
 		        "%s: error loading %s: offset 0x%llx lies beyond the "
@@ -239,13 +181,17 @@ static int sb_file(struct ptd_sb_session *s, const char *arg, int primary,
                    const char *prog, FILE *err)
 {
 	struct ptd_sb_channel *ch;
-	uint64_t from, to;
-	size_t len;
-	int have_to;
+	uint64_t from, size;
+	char *name = strdup(arg);
 
-	if (sb_split_range(arg, &len, &from, &to, &have_to) < 0) {
+	if (!name) {
+		fprintf(err, "%s: out of memory.\n", prog);
+		return -1;
+	}
+	if (ptd_tool_split_range(name, &from, &size) < 0) {
 		fprintf(err, "%s: bad file %s: %s.\n", prog, arg,
 		        pt_errstr(pte_invalid));
+		free(name);
 		return -1;
 	}
 	if (s->num_channels == s->cap_channels) {
@@ -254,6 +200,7 @@ static int sb_file(struct ptd_sb_session *s, const char *arg, int primary,
 		        realloc(s->channels, cap * sizeof(*grown));
 
 		if (!grown) {
+			free(name);
 			fprintf(err, "%s: out of memory.\n", prog);
 			return -1;
 		}
@@ -261,15 +208,12 @@ static int sb_file(struct ptd_sb_session *s, const char *arg, int primary,
 		s->cap_channels = cap;
 	}
 	ch = calloc(1, sizeof(*ch));
-	if (ch)
-		ch->name = malloc(len + 1);
-	if (!ch || !ch->name) {
-		free(ch);
+	if (!ch) {
+		free(name);
 		fprintf(err, "%s: out of memory.\n", prog);
 		return -1;
 	}
-	memcpy(ch->name, arg, len);
-	ch->name[len] = 0;
+	ch->name = name;
 	ch->config = s->config;
 	ch->config.pevent.by_id = NULL;
 	ch->config.pevent.nby_id = 0;
@@ -290,7 +234,7 @@ static int sb_file(struct ptd_sb_session *s, const char *arg, int primary,
 		ch->config.pevent.by_id = ids;
 		ch->config.pevent.nby_id = s->nids;
 	}
-	if (sb_load(ch, ch->name, from, to, have_to, prog, err) < 0) {
+	if (sb_load(ch, ch->name, from, size, prog, err) < 0) {
 		free((void *)ch->config.pevent.by_id);
 		free(ch->buf);
 		free(ch->name);

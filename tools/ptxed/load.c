@@ -4,6 +4,7 @@
 
 #include "load.h"
 #include "page_dump.h"
+#include "tool_args.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,52 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* Parse "<from>[-<to>]".  Returns 0 if it does not parse, 1 for <from>
- * alone, 2 for both. */
-static int ptxed_parse_range(const char *arg, uint64_t *begin, uint64_t *end)
-{
-	char *rest;
-
-	if (!*arg || *arg == '-')
-		return 0;
-	errno = 0;
-	*begin = strtoull(arg, &rest, 0);
-	if (errno || rest == arg)
-		return 0;
-	if (!*rest)
-		return 1;
-	if (*rest != '-' || !rest[1] || rest[1] == '-')
-		return 0;
-	arg = rest + 1;
-	*end = strtoull(arg, &rest, 0);
-	if (errno || *rest || rest == arg)
-		return 0;
-	return 2;
-}
-
-int ptxed_split_range(char *arg, uint64_t *offset, uint64_t *size)
-{
-	char *colon = strrchr(arg, ':');
-	uint64_t begin = 0, end = 0;
-	int parts;
-
-	*offset = 0;
-	*size = 0;
-	if (!colon)
-		return 0;
-	parts = ptxed_parse_range(colon + 1, &begin, &end);
-	if (parts == 0)
-		return 0;
-	if (parts == 2) {
-		if (end <= begin)
-			return -pte_invalid;
-		*size = end - begin;
-	}
-	*offset = begin;
-	*colon = 0;
-	return 0;
-}
 
 int ptxed_split_base(char *arg, uint64_t *base)
 {
@@ -99,7 +54,7 @@ int ptxed_load_pt(struct pt_config *config, char *arg, const char *prog)
 	FILE *file;
 	int err;
 
-	err = ptxed_split_range(arg, &offset, &size);
+	err = ptd_tool_split_range(arg, &offset, &size);
 	if (err < 0) {
 		fprintf(stderr, "%s: bad file %s: %s.\n", prog, arg,
 		        pt_errstr(pt_errcode(err)));
@@ -189,7 +144,7 @@ int ptxed_load_raw(struct pt_image_section_cache *iscache,
 		        prog, arg);
 		return -1;
 	}
-	err = ptxed_split_range(arg, &offset, &size);
+	err = ptd_tool_split_range(arg, &offset, &size);
 	if (err < 0) {
 		fprintf(stderr, "%s: bad file %s: %s.\n", prog, arg,
 		        pt_errstr(pt_errcode(err)));

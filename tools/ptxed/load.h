@@ -14,11 +14,6 @@
 
 #include <stdint.h>
 
-/* Split "<file>[:<from>[-<to>]]" in place (the range is cut off @arg).
- * Sets @offset and @size (0: to the end).  Returns 0 or -pte_invalid for an
- * empty or reversed range. */
-int ptxed_split_range(char *arg, uint64_t *offset, uint64_t *size);
-
 /* Remove a trailing ":<base>" from @arg into @base.  Returns 1 if there was
  * one, 0 if not. */
 int ptxed_split_base(char *arg, uint64_t *base);

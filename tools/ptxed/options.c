@@ -7,10 +7,10 @@
 #include "perf_input.h"
 #include "sideband.h"
 #include "tasks.h"
+#include "tool_args.h"
 
 #include "ptdecode/ptdecode.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,34 +211,6 @@ static void ptxed_version(const char *prog)
 	       v.ext && v.ext[0] ? "-" : "", v.ext ? v.ext : "");
 }
 
-/* The value of option @option: a number up to @max.  Returns 1, or 0 after
- * a message. */
-static int ptxed_number(uint64_t *value, uint64_t max, const char *option,
-                        const char *arg, const char *prog)
-{
-	char *rest;
-
-	if (!arg || !arg[0] || (arg[0] == '-' && arg[1] == '-')) {
-		fprintf(stderr, "%s: %s: missing argument.\n", prog, option);
-		return 0;
-	}
-	/* As libipt's ptxed, whatever strtoull() takes (-1 is the largest
-	 * value; a sign and leading blanks are taken). */
-	errno = 0;
-	*value = strtoull(arg, &rest, 0);
-	if (errno || *rest || rest == arg) {
-		fprintf(stderr, "%s: %s: bad argument: %s.\n", prog, option,
-		        arg);
-		return 0;
-	}
-	if (*value > max) {
-		fprintf(stderr, "%s: %s: value too big: %s.\n", prog, option,
-		        arg);
-		return 0;
-	}
-	return 1;
-}
-
 static int ptxed_have_decoder(const struct ptxed_decoder *decoder)
 {
 	return decoder->variant.insn != NULL;
@@ -286,7 +258,6 @@ static int ptxed_alloc_decoder(struct ptxed_run *run, char *arg, int perf,
 			        prog);
 			return -1;
 		}
-		err = pt_insn_set_image(decoder->variant.insn, decoder->image);
 	} else {
 		config.flags = decoder->block_flags;
 		decoder->variant.block =
@@ -296,8 +267,8 @@ static int ptxed_alloc_decoder(struct ptxed_run *run, char *arg, int perf,
 			        prog);
 			return -1;
 		}
-		err = pt_blk_set_image(decoder->variant.block, decoder->image);
 	}
+	err = ptxed_set_image(decoder, decoder->image);
 	if (err < 0) {
 		fprintf(stderr, "%s: failed to set image.\n", prog);
 		return -1;
@@ -333,12 +304,12 @@ static int ptxed_filter_option(struct ptxed_run *run, const char *arg, int *idx,
 	}
 	*idx += 1;
 	if (strcmp(arg + 14, "_cfg") == 0) {
-		if (!ptxed_number(&number, 15, arg, value, prog))
+		if (!ptd_tool_number(&number, 15, arg, value, prog, stderr))
 			return -1;
 		run->config.addr_filter.config.addr_cfg |= number << (4 * n);
 		return 1;
 	}
-	if (!ptxed_number(&number, UINT64_MAX, arg, value, prog))
+	if (!ptd_tool_number(&number, UINT64_MAX, arg, value, prog, stderr))
 		return -1;
 	*ranges[n][arg[15] == 'b'] = number;
 	return 1;
@@ -421,7 +392,8 @@ static int ptxed_config_option(struct ptxed_run *run, const char *arg, int *idx,
 
 	if (!strcmp(arg, "--mtc-freq") || !strcmp(arg, "--nom-freq")) {
 		*idx += 1;
-		if (!ptxed_number(&number, UINT8_MAX, arg, value, prog))
+		if (!ptd_tool_number(&number, UINT8_MAX, arg, value, prog,
+		                     stderr))
 			return -1;
 		if (arg[2] == 'm') {
 			config->mtc_freq = (uint8_t)number;
@@ -435,7 +407,8 @@ static int ptxed_config_option(struct ptxed_run *run, const char *arg, int *idx,
 	if (!strcmp(arg, "--cpuid-0x15.eax") ||
 	    !strcmp(arg, "--cpuid-0x15.ebx")) {
 		*idx += 1;
-		if (!ptxed_number(&number, UINT32_MAX, arg, value, prog))
+		if (!ptd_tool_number(&number, UINT32_MAX, arg, value, prog,
+		                     stderr))
 			return -1;
 		if (arg[14] == 'a') {
 			config->cpuid_0x15_eax = (uint32_t)number;
@@ -450,7 +423,8 @@ static int ptxed_config_option(struct ptxed_run *run, const char *arg, int *idx,
 		int err;
 
 		*idx += 1;
-		if (!ptxed_number(&number, UINT64_MAX, arg, value, prog))
+		if (!ptd_tool_number(&number, UINT64_MAX, arg, value, prog,
+		                     stderr))
 			return -1;
 		err = pt_iscache_set_limit(run->decoder.iscache, number);
 		if (err < 0) {

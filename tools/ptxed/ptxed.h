@@ -109,4 +109,13 @@ struct ptxed_decoder {
 	struct ptxed_sb *sb;
 };
 
+/* Give @decoder's decoder @image.  Returns 0 or a negative error code. */
+static inline int ptxed_set_image(struct ptxed_decoder *decoder,
+                                  struct pt_image *image)
+{
+	if (decoder->type == ptxed_insn_decoder)
+		return pt_insn_set_image(decoder->variant.insn, image);
+	return pt_blk_set_image(decoder->variant.block, image);
+}
+
 #endif /* PTXED_H */

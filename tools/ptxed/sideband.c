@@ -558,12 +558,7 @@ void ptxed_sb_event(struct ptxed_sb *sb, struct ptxed_decoder *decoder,
 	}
 
 	if (sb->switch_to) {
-		if (decoder->type == ptxed_insn_decoder)
-			err = pt_insn_set_image(decoder->variant.insn,
-			                        sb->switch_to);
-		else
-			err = pt_blk_set_image(decoder->variant.block,
-			                       sb->switch_to);
+		err = ptxed_set_image(decoder, sb->switch_to);
 		if (err < 0)
 			fprintf(stderr, "%s: failed to set the image: %s.\n",
 			        sb->prog, pt_errstr(pt_errcode(err)));

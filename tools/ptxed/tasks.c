@@ -224,7 +224,6 @@ static void ptxed_tasks_take(struct ptxed_tasks *tasks,
 {
 	const int print = options->perf_tasks && !options->quiet;
 	struct pt_image *image;
-	int err;
 
 	if (tasks->have_cur && tasks->cur_pid == pid && tasks->cur_era == era) {
 		if (tasks->cur_tid != tid && print)
@@ -235,11 +234,7 @@ static void ptxed_tasks_take(struct ptxed_tasks *tasks,
 	image = ptxed_task_image(tasks, pid, era);
 	if (!image)
 		return;
-	if (decoder->type == ptxed_insn_decoder)
-		err = pt_insn_set_image(decoder->variant.insn, image);
-	else
-		err = pt_blk_set_image(decoder->variant.block, image);
-	if (err < 0)
+	if (ptxed_set_image(decoder, image) < 0)
 		return;
 	tasks->have_cur = 1;
 	tasks->cur_pid = pid;

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Command-line numbers and file ranges; see tool_args.h. */
+#include "tool_args.h"
+
+#include "ptdecode/intel-pt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ptd_tool_number(uint64_t *value, uint64_t max, const char *option,
+                    const char *arg, const char *prog, FILE *err)
+{
+	char *rest;
+
+	if (!arg || !arg[0] || (arg[0] == '-' && arg[1] == '-')) {
+		fprintf(err, "%s: %s: missing argument.\n", prog, option);
+		return 0;
+	}
+	errno = 0;
+	*value = strtoull(arg, &rest, 0);
+	if (errno || *rest || rest == arg) {
+		fprintf(err, "%s: %s: bad argument: %s.\n", prog, option, arg);
+		return 0;
+	}
+	if (*value > max) {
+		fprintf(err, "%s: %s: value too big: %s.\n", prog, option, arg);
+		return 0;
+	}
+	return 1;
+}
+
+/* Parse "<from>[-<to>]".  Returns 0 if it does not parse, 1 for <from>
+ * alone, 2 for both. */
+static int ptd_tool_parse_range(const char *arg, uint64_t *begin, uint64_t *end)
+{
+	char *rest;
+
+	if (!*arg || *arg == '-')
+		return 0;
+	errno = 0;
+	*begin = strtoull(arg, &rest, 0);
+	if (errno || rest == arg)
+		return 0;
+	if (!*rest)
+		return 1;
+	if (*rest != '-' || !rest[1] || rest[1] == '-')
+		return 0;
+	arg = rest + 1;
+	*end = strtoull(arg, &rest, 0);
+	if (errno || *rest || rest == arg)
+		return 0;
+	return 2;
+}
+
+int ptd_tool_split_range(char *arg, uint64_t *offset, uint64_t *size)
+{
+	char *colon = strrchr(arg, ':');
+	uint64_t begin = 0, end = 0;
+	int parts;
+
+	*offset = 0;
+	*size = 0;
+	if (!colon)
+		return 0;
+	parts = ptd_tool_parse_range(colon + 1, &begin, &end);
+	if (parts == 0)
+		return 0;
+	if (parts == 2) {
+		if (end <= begin)
+			return -pte_invalid;
+		*size = end - begin;
+	}
+	*offset = begin;
+	*colon = 0;
+	return 0;
+}

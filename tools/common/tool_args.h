@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Command-line arguments as ptxed and the sideband options read them, as
+ * libipt's tools do: numbers as strtoull() takes them, and file arguments
+ * with a range, <file>[:<from>[-<to>]]. */
+#ifndef PTD_TOOL_ARGS_H
+#define PTD_TOOL_ARGS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* The value @arg of option @option: a number up to @max, as strtoull() with
+ * base 0 takes it (a sign and leading blanks too; -1 is the largest value).
+ * Returns 1, or 0 after "<prog>: <option>: missing argument." (@arg NULL,
+ * empty or an option), "... bad argument: <arg>." or "... value too big:
+ * <arg>." on @err. */
+int ptd_tool_number(uint64_t *value, uint64_t max, const char *option,
+                    const char *arg, const char *prog, FILE *err);
+
+/* Split "<file>[:<from>[-<to>]]" in place (the range is cut off @arg): a
+ * last ':' followed by a number and optionally '-' and a number is a range,
+ * anything else part of the name.  Sets @offset and @size (0: to the end).
+ * Returns 0 or -pte_invalid for an empty or reversed range. */
+int ptd_tool_split_range(char *arg, uint64_t *offset, uint64_t *size);
+
+#endif /* PTD_TOOL_ARGS_H */
