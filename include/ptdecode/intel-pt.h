@@ -410,7 +410,9 @@ struct pt_packet_mode_exec {
 	uint32_t iflag : 1; /**< RFLAGS.IF (with Event Trace) */
 };
 
-/** Return the execution mode encoded in @packet. */
+/** Return the execution mode encoded in @packet: CS.L set and CS.D clear
+ * is 64-bit, CS.D set 32-bit, both clear 16-bit; both set is a reserved
+ * encoding, ptem_unknown. */
 static inline enum pt_exec_mode
 pt_get_exec_mode(const struct pt_packet_mode_exec *packet)
 {
@@ -419,7 +421,9 @@ pt_get_exec_mode(const struct pt_packet_mode_exec *packet)
 	return packet->csd ? ptem_32bit : ptem_16bit;
 }
 
-/** Return the MODE.Exec bits that encode @mode (iflag clear). */
+/** Return the MODE.Exec bits that encode @mode (iflag clear); ptem_unknown
+ * and any other value give the reserved encoding, CS.L and CS.D both
+ * set. */
 static inline struct pt_packet_mode_exec
 pt_set_exec_mode(enum pt_exec_mode mode)
 {
@@ -1354,7 +1358,11 @@ extern pt_export int pt_qry_sync_forward(struct pt_query_decoder *decoder,
                                          uint64_t *ip);
 
 /** Like pt_qry_sync_forward(), but synchronize onto the last PSB before the
- * current position (the last one in the buffer if not synchronized yet). */
+ * current position (the last one in the buffer if not synchronized yet).
+ * A PSB+ that the end of the buffer cuts off is passed over for the one
+ * before it.  Returns the status flags, or -pte_invalid for a NULL
+ * @decoder, -pte_eos if no (complete) PSB+ lies before the position, or a
+ * decode error of the PSB+. */
 extern pt_export int pt_qry_sync_backward(struct pt_query_decoder *decoder,
                                           uint64_t *ip);
 
@@ -1730,7 +1738,10 @@ extern pt_export void pt_insn_free_decoder(struct pt_insn_decoder *decoder);
 extern pt_export int pt_insn_sync_forward(struct pt_insn_decoder *decoder);
 
 /** Like pt_insn_sync_forward(), but onto the last PSB before the current
- * position (the last one in the buffer if not synchronized yet). */
+ * position (the last one in the buffer if not synchronized yet).  Returns
+ * the status flags, or -pte_invalid for a NULL @decoder, -pte_eos if no
+ * (complete) PSB+ lies before the position, or a decode error of the
+ * PSB+. */
 extern pt_export int pt_insn_sync_backward(struct pt_insn_decoder *decoder);
 
 /** Like pt_insn_sync_forward(), but onto the PSB at @offset.  Returns the
@@ -1795,7 +1806,7 @@ extern pt_export int pt_insn_core_bus_ratio(struct pt_insn_decoder *decoder,
 /** Store the current address space (CR3 from PIP packets, VMCS base from
  * VMCS packets) in @asid, of which the caller knows @size bytes (at least
  * the size field); asid->size is set to the bytes written.  Returns 0 or
- * -pte_invalid. */
+ * -pte_invalid for a NULL argument. */
 extern pt_export int pt_insn_asid(const struct pt_insn_decoder *decoder,
                                   struct pt_asid *asid, size_t size);
 
@@ -1881,10 +1892,17 @@ pt_blk_alloc_decoder(const struct pt_config *config);
 /** Free @decoder and its default image (NULL is allowed). */
 extern pt_export void pt_blk_free_decoder(struct pt_block_decoder *decoder);
 
-/** Synchronize as pt_insn_sync_forward(), pt_insn_sync_backward() and
- * pt_insn_sync_set() do. */
+/** Synchronize onto the next PSB, as pt_insn_sync_forward() does (same
+ * status flags and errors). */
 extern pt_export int pt_blk_sync_forward(struct pt_block_decoder *decoder);
+
+/** Synchronize onto the last PSB before the current position, as
+ * pt_insn_sync_backward() does (same status flags and errors). */
 extern pt_export int pt_blk_sync_backward(struct pt_block_decoder *decoder);
+
+/** Synchronize onto the PSB at @offset, as pt_insn_sync_set() does (same
+ * status flags and errors: -pte_eos, -pte_nosync or -pte_bad_packet where
+ * no good PSB starts there). */
 extern pt_export int pt_blk_sync_set(struct pt_block_decoder *decoder,
                                      uint64_t offset);
 
@@ -1893,16 +1911,26 @@ extern pt_export int pt_blk_sync_set(struct pt_block_decoder *decoder,
 extern pt_export int pt_blk_resync(struct pt_block_decoder *decoder);
 #endif
 
-/** As pt_insn_get_offset() and pt_insn_get_sync_offset(). */
+/** Store the offset of the next packet the decoder reads in @offset, as
+ * pt_insn_get_offset(): 0, -pte_invalid for NULL arguments, -pte_nosync
+ * before the first synchronization. */
 extern pt_export int pt_blk_get_offset(const struct pt_block_decoder *decoder,
                                        uint64_t *offset);
+
+/** Store the offset of the PSB of the last synchronization in @offset, as
+ * pt_insn_get_sync_offset(): 0, -pte_invalid for NULL arguments,
+ * -pte_nosync before the first synchronization. */
 extern pt_export int
 pt_blk_get_sync_offset(const struct pt_block_decoder *decoder,
                        uint64_t *offset);
 
-/** As pt_insn_get_image() and pt_insn_set_image(). */
+/** The image @decoder reads code from, as pt_insn_get_image(): its
+ * default image unless one was set; NULL for a NULL @decoder. */
 extern pt_export struct pt_image *
 pt_blk_get_image(struct pt_block_decoder *decoder);
+
+/** Read code from @image from now on (NULL: the decoder's default image),
+ * as pt_insn_set_image(): 0, or -pte_invalid for a NULL @decoder. */
 extern pt_export int pt_blk_set_image(struct pt_block_decoder *decoder,
                                       struct pt_image *image);
 
@@ -1910,12 +1938,19 @@ extern pt_export int pt_blk_set_image(struct pt_block_decoder *decoder,
 extern pt_export const struct pt_config *
 pt_blk_get_config(const struct pt_block_decoder *decoder);
 
-/** As pt_insn_time(), pt_insn_core_bus_ratio() and pt_insn_asid(). */
+/** The time after the last block or event, as pt_insn_time() (same
+ * results and errors: -pte_invalid, -pte_no_time). */
 extern pt_export int pt_blk_time(struct pt_block_decoder *decoder,
                                  uint64_t *time, uint32_t *lost_mtc,
                                  uint32_t *lost_cyc);
+
+/** The core:bus ratio, as pt_insn_core_bus_ratio() (same results and
+ * errors: -pte_invalid, -pte_no_cbr). */
 extern pt_export int pt_blk_core_bus_ratio(struct pt_block_decoder *decoder,
                                            uint32_t *cbr);
+
+/** The address space of the last block, as pt_insn_asid() (same results
+ * and errors). */
 extern pt_export int pt_blk_asid(const struct pt_block_decoder *decoder,
                                  struct pt_asid *asid, size_t size);
 

@@ -113,24 +113,37 @@ extern pt_export void ptd_flow_batch_free(struct ptd_flow_batch *dec);
 extern pt_export int ptd_flow_batch_set_image(struct ptd_flow_batch *dec,
                                               struct pt_image *image);
 
-/** The image in use (the decoder's own one unless set). */
+/** The image in use (the decoder's own one unless set), or NULL for a NULL
+ * @dec. */
 extern pt_export struct pt_image *
 ptd_flow_batch_get_image(struct ptd_flow_batch *dec);
 
-/** Synchronize onto the next PSB, the previous one, or the one at @offset,
- * as pt_insn_sync_forward(), pt_insn_sync_backward(), pt_insn_sync_set().
- * Returns status flags (pts_event_pending: drain events first) or a
- * negative error (-pte_eos: no more PSB). */
+/** Synchronize onto the next PSB, as pt_insn_sync_forward().  Returns
+ * status flags (pts_event_pending: drain events first) or a negative
+ * error (-pte_invalid for a NULL @dec, -pte_eos: no more PSB, a decode
+ * error of the PSB+). */
 extern pt_export int ptd_flow_batch_sync_forward(struct ptd_flow_batch *dec);
+
+/** Synchronize onto the last PSB before the current position, as
+ * pt_insn_sync_backward(); returns as ptd_flow_batch_sync_forward()
+ * (-pte_eos: no PSB before the position). */
 extern pt_export int ptd_flow_batch_sync_backward(struct ptd_flow_batch *dec);
+
+/** Synchronize onto the PSB at @offset, as pt_insn_sync_set(); returns as
+ * ptd_flow_batch_sync_forward(), or -pte_eos, -pte_nosync or
+ * -pte_bad_packet where no good PSB starts at @offset. */
 extern pt_export int ptd_flow_batch_sync_set(struct ptd_flow_batch *dec,
                                              uint64_t offset);
 
-/** The trace offset and the offset of the last synchronization point, as
- * pt_insn_get_offset() and pt_insn_get_sync_offset().  Asking for the
- * offset while decoding is correct but slower (docs/flow.md). */
+/** Store the trace offset in @offset, as pt_insn_get_offset(): 0,
+ * -pte_invalid for NULL arguments, -pte_nosync before synchronization.
+ * Asking for it while decoding is correct but slower (docs/flow.md). */
 extern pt_export int ptd_flow_batch_get_offset(struct ptd_flow_batch *dec,
                                                uint64_t *offset);
+
+/** Store the offset of the last synchronization point in @offset, as
+ * pt_insn_get_sync_offset(): 0, -pte_invalid for NULL arguments,
+ * -pte_nosync before synchronization. */
 extern pt_export int
 ptd_flow_batch_get_sync_offset(const struct ptd_flow_batch *dec,
                                uint64_t *offset);

@@ -37,10 +37,6 @@
  * this in the caller's array). */
 enum {
 	fb_max_run = 1024,
-	fb_no_run = 0xffffffffu,
-	/* The bit of a link to a run that does not end in a conditional
-	 * branch (ptd_flow_batch.links). */
-	fb_link_other = 0x80000000u,
 	/* What fb_drain_pair() returns when it does not apply (no status). */
 	fb_not_taken = 1 << 30,
 	/* The instruction loops write a run's IPs and times in steps of
@@ -52,6 +48,13 @@ enum {
 	/* At most this many runs in the cache (see fb_reserve()). */
 	fb_cache_runs = 1u << 20
 };
+
+/* No run (an index or a link); C11 enumerators must fit an int, so these
+ * two are constants of their own. */
+static const uint32_t fb_no_run = 0xffffffffu;
+/* The bit of a link to a run that does not end in a conditional branch
+ * (ptd_flow_batch.links). */
+static const uint32_t fb_link_other = 0x80000000u;
 
 /* What the last instruction of a run is, for the chain loops: something
  * they leave to the engine, a conditional branch, a direct jump, a direct

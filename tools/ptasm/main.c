@@ -248,10 +248,10 @@ static int ptasm_encode_sideband(const struct ptasm_program *program,
 		return ptasm_error(diag, 0, "out of memory");
 	err = ptasm_sb_encode(program, binname, &trace->sb, diag);
 	free(binname);
-	if (err < 0)
-		return -1;
-	trace->nsb = program->nsb;
-	return 0;
+	/* (Also after an error: the files encoded so far are freed with the
+	 * trace; the others are zero.) */
+	trace->nsb = trace->sb ? program->nsb : 0;
+	return err < 0 ? -1 : 0;
 }
 
 /* Tools whose expectations need x86 code. */

@@ -522,10 +522,16 @@ int main(int argc, char **argv)
 		if (acc_checks(&ctx, rows, n))
 			rc = -1;
 	}
-	if (ctx.dump && fclose(ctx.dump) != 0) {
-		fprintf(stderr, "ptsim-accuracy: cannot write %s\n",
-		        ctx.opt.dump);
-		rc = -1;
+	if (ctx.dump) {
+		/* (A write that failed before the last flush leaves only the
+		 * stream's error indicator.) */
+		const int bad = ferror(ctx.dump);
+
+		if (fclose(ctx.dump) != 0 || bad) {
+			fprintf(stderr, "ptsim-accuracy: cannot write %s\n",
+			        ctx.opt.dump);
+			rc = -1;
+		}
 	}
 	free(rows);
 	ptd_libipt_close(&ctx.ipt);

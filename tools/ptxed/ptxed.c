@@ -6,7 +6,8 @@
  *
  * Exit status, as libipt's ptxed: 0 when the trace was decoded (decode
  * errors are reported in the output and do not change it) and after --help
- * and --version, 1 for command-line, file and set-up errors. */
+ * and --version, 1 for command-line, file and set-up errors, when the
+ * output cannot be written, and when memory runs out for the sideband. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "decode.h"
@@ -45,7 +46,8 @@ static void ptxed_heading(const struct ptxed_run *run)
 }
 
 /* Decode the trace @run loaded, with a heading for an AUX area of --perf
- * without <idx>.  Returns 0, or 1 if the output cannot be written. */
+ * without <idx>.  Returns 0, or 1 if the output cannot be written or
+ * memory ran out for the sideband. */
 static int ptxed_decode_run(struct ptxed_run *run, struct ptd_ild_ctx *ild,
                             const char *prog)
 {
@@ -64,6 +66,8 @@ static int ptxed_decode_run(struct ptxed_run *run, struct ptd_ild_ctx *ild,
 		        prog);
 	if (run->options.print_stats)
 		ptxed_print_stats(&run->stats);
+	if (ptxed_sb_failed(run->decoder.sb))
+		status = 1;
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "%s: error writing the output.\n", prog);
 		status = 1;
@@ -158,10 +162,13 @@ static int ptxed_more_areas(struct ptxed_run *run, int argc, char **orig,
 	return status;
 }
 
+/* The size of stdout's buffer. */
+enum { ptxed_outbuf_size = 1 << 16 };
+
 int main(int argc, char *argv[])
 {
 	const char *prog = ptxed_prog_name(argc > 0 ? argv[0] : NULL);
-	static char outbuf[1 << 16];
+	char *outbuf;
 	struct ptd_ild_ctx *ild;
 	struct ptxed_run run;
 	enum ptxed_parse_status first;
@@ -169,7 +176,12 @@ int main(int argc, char *argv[])
 	char **orig;
 	int status;
 
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	/* A large output buffer.  stdout uses it until the process ends
+	 * (after main() returns, when exit() flushes it), so it is never
+	 * freed; without it, stdout keeps its own. */
+	outbuf = malloc(ptxed_outbuf_size);
+	if (outbuf)
+		setvbuf(stdout, outbuf, _IOFBF, ptxed_outbuf_size);
 	/* (The command line as given, for the runs of more AUX areas.) */
 	orig = ptxed_copy_args(argc, argv);
 	if (!orig) {

@@ -44,7 +44,7 @@ struct ptxed_sb {
 	 * the one it has (NULL: ptxed's own, until the first switch). */
 	struct pt_image *switch_to;
 	const struct pt_image *in_use;
-	/* Making contexts failed (reported once). */
+	/* Memory ran out for the channels or a context (said once). */
 	int failed;
 	const char *prog;
 };
@@ -122,12 +122,18 @@ void ptxed_sb_start(struct ptxed_sb *sb)
 	                   sizeof(*sb->chans));
 	if (!sb->chans) {
 		fprintf(stderr, "%s: out of memory.\n", sb->prog);
+		sb->failed = 1;
 		s->active = NULL;
 		return;
 	}
 	for (size_t i = 0; i < s->num_channels; ++i)
 		s->channels[i]->user = &sb->chans[i];
 	ptd_sb_start(s);
+}
+
+int ptxed_sb_failed(const struct ptxed_sb *sb)
+{
+	return sb && sb->failed;
 }
 
 /* ---- contexts ---------------------------------------------------------- */
@@ -294,9 +300,16 @@ static void sb_mmap(struct ptxed_sb *sb, const struct ptd_sb_channel *ch)
 		return;
 	} else {
 		const char *root = ch->config.sysroot ? ch->config.sysroot : "";
+		int n = snprintf(path, sizeof(path), "%s%.*s", root,
+		                 (int)f->len, f->str);
 
-		(void)snprintf(path, sizeof(path), "%s%.*s", root, (int)f->len,
-		               f->str);
+		/* A name cut short could name another file. */
+		if (n < 0 || (size_t)n >= sizeof(path)) {
+			ptd_sb_warning(
+			        &sb->session, ch,
+			        "image section lost: file name too long");
+			return;
+		}
 	}
 	if (ctx->abi == ptxed_abi_unknown)
 		ctx->abi = sb_elf_abi(use);
