@@ -65,10 +65,16 @@ int main(int argc, char **argv)
 		size_t got;
 
 		if (size == cap) {
+			uint8_t *grown;
+
 			cap = cap ? 2 * cap : 65536;
-			buf = realloc(buf, cap);
-			if (!buf)
+			grown = realloc(buf, cap);
+			if (!grown) {
+				free(buf);
+				fclose(f);
 				return 1;
+			}
+			buf = grown;
 		}
 		got = fread(buf + size, 1, cap - size, f);
 		if (!got)

@@ -13,11 +13,14 @@ void pw_put(struct pw *w, const void *p, size_t n)
 	if (w->n + n > w->cap) {
 		size_t cap = w->cap ? 2 * w->cap : 256;
 
+		uint8_t *grown;
+
 		while (cap < w->n + n)
 			cap *= 2;
-		w->b = realloc(w->b, cap);
-		if (!w->b)
+		grown = realloc(w->b, cap);
+		if (!grown)
 			abort();
+		w->b = grown;
 		w->cap = cap;
 	}
 	if (n)
