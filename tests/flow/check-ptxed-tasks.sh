@@ -208,6 +208,28 @@ else
 	echo "ok: --perf:tasks without --perf:images warns"
 fi
 
+# --perf:images changes how --perf loads the file: after it, an error (exit
+# 1, nothing decoded); without --perf at all, a warning.
+"$ptxed" --perf "$dir/tasks.data:5" --perf:images >"$dir/out" 2>"$dir/err"
+st=$?
+if [ $st -ne 1 ] || [ -s "$dir/out" ] ||
+	! grep -q -- '--perf:images before --perf' "$dir/err"; then
+	echo "FAIL: --perf:images after --perf (status $st):"
+	cat "$dir/err"
+	fail=1
+else
+	echo "ok: --perf:images after --perf is an error"
+fi
+"$ptxed" --perf:images --raw "$dir/a.bin:0x400000" --pt "$dir/a.bin" \
+	>/dev/null 2>"$dir/err"
+if ! grep -q -- '--perf:images does nothing without --perf' "$dir/err"; then
+	echo "FAIL: --perf:images without --perf:"
+	cat "$dir/err"
+	fail=1
+else
+	echo "ok: --perf:images without --perf warns"
+fi
+
 # beta's map from before its exec is missing: one warning, when its image
 # is made.
 "$ptxed" --perf:images --perf "$dir/tasks.data:5" >/dev/null 2>"$dir/err"

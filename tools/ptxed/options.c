@@ -329,8 +329,6 @@ static int ptxed_flag_option(struct ptxed_run *run, const char *arg)
 		o->quiet = 1;
 	else if (!strcmp(arg, "--offset"))
 		o->print_offset = 1;
-	else if (!strcmp(arg, "--perf:images"))
-		o->perf_images = 1;
 	else if (!strcmp(arg, "--perf:tasks"))
 		o->perf_tasks = 1;
 	else if (!strcmp(arg, "--perf:time"))
@@ -484,6 +482,17 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 		}
 		if (ptxed_flag_option(run, arg))
 			continue;
+		if (!strcmp(arg, "--perf:images")) {
+			/* It changes how --perf loads the file. */
+			if (ptxed_have_decoder(decoder)) {
+				fprintf(stderr,
+				        "%s: please specify %s before --perf.\n",
+				        prog, arg);
+				return ptxed_parse_error;
+			}
+			run->options.perf_images = 1;
+			continue;
+		}
 		res = ptxed_config_option(run, arg, &i, argc, argv, prog);
 		if (res < 0)
 			return ptxed_parse_error;
@@ -606,6 +615,11 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 	}
 	if (ptxed_sb_any(decoder->sb) && run->perf_argi)
 		return ptxed_perf_and_sideband(prog);
+	if (run->options.perf_images && !run->perf_argi)
+		fprintf(stderr,
+		        "%s: warning: --perf:images does nothing without "
+		        "--perf.\n",
+		        prog);
 	/* Without a selection, collect all statistics of the decoder. */
 	if (run->options.print_stats && !run->stats.flags) {
 		run->stats.flags |= ptxed_stat_insn;
