@@ -54,6 +54,21 @@ if [ "$result" != "$want 0 0 0 0" ]; then
 	fail=1
 fi
 
+# Without the timing configuration the trace's time stands still between
+# its TSCs and the records gather there: the timing summary on standard
+# error says why, also without --time.
+"$ptdump" --pevent:sample-type 0x10086 --pevent:time-shift 31 \
+	--pevent:time-mult 581029125 --pevent:time-zero 18444502336406842448 \
+	--sb --pevent:primary primary.sideband.pevent pt.bin >/dev/null \
+	2>"$out"
+if ! grep -q '^ptdump: timing: MTC/TMA packets need the CPUID 0x15' "$out"
+then
+	echo "FAIL: ptdump: no timing summary with sideband but no timing" \
+		"configuration:"
+	cat "$out"
+	fail=1
+fi
+
 # shellcheck disable=SC2086
 "$ptxed" $cfg --sb --sb:switch --sb:warn --event:tick \
 	--pevent:primary primary.sideband.pevent \

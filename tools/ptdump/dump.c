@@ -265,13 +265,16 @@ static int ptdump_source_alloc(struct ptdump_source *src,
 	return src->packet ? 0 : -pte_nomem;
 }
 
+/* Free @src, keeping the time engine's diagnostics for the summary when
+ * the time was shown or @sideband records were placed by it (where the
+ * configuration lacks what the trace's timing packets need, the records
+ * gather where the time stands still: the summary says why). */
 static void ptdump_source_free(struct ptdump_source *src,
                                const struct ptdump_options *options,
-                               struct ptdump_stats *stats)
+                               struct ptdump_stats *stats, int sideband)
 {
-	/* (With sideband alone, the time is ptdump's business: no summary
-	 * of it.) */
-	if (src->time && (options->show_time || options->show_tcal)) {
+	if (src->time &&
+	    (options->show_time || options->show_tcal || sideband)) {
 		struct ptd_time_status status;
 
 		if (ptd_time_get_status(src->time, &status, sizeof(status)) ==
@@ -359,6 +362,6 @@ out:
 	/* At the end of the trace, the records that no time reached. */
 	if (sb && !err)
 		ptd_sb_due(sb, UINT64_MAX, NULL, NULL);
-	ptdump_source_free(&src, options, stats);
+	ptdump_source_free(&src, options, stats, sb && sb->num_channels);
 	return err;
 }
