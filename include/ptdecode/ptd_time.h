@@ -151,7 +151,13 @@ enum ptd_time_diag {
 	 * 0x15 ratio is wrong, or the trace comes from a guest with VMX TSC
 	 * scaling that tsc_multiplier does not give.  The accurate estimator
 	 * trusts the TSCs and corrects the MTC times between them. */
-	ptd_time_diag_ctc_ratio = 1 << 8
+	ptd_time_diag_ctc_ratio = 1 << 8,
+
+	/** MTC or TMA packets were seen, but mtc_freq is above 15:
+	 * IA32_RTIT_CTL.MTCFreq is a 4-bit field, so the configuration
+	 * cannot be the trace's; those packets are not used (each MTC is
+	 * counted in lost_mtc). */
+	ptd_time_diag_mtc_freq_range = 1 << 9
 };
 
 /** Return a static one-line description of the single bit @diag, or NULL

@@ -308,7 +308,7 @@ static void ptd_acc_mtc(struct ptd_time *time, const struct pt_packet_mtc *mtc,
 		/* Without the CPUID 0x15 ratio (or with a bad mtc_freq), an
 		 * MTC cannot be converted: say so, and count it as lost. */
 		time->report.time_error = -pte_bad_config;
-		time->status.diag |= ptd_time_diag_no_cpuid_0x15;
+		time->status.diag |= ptd_time_cfg_no_ctc_diag(&time->cfg);
 		ptd_time_lost_mtc(time, 1);
 		return;
 	}
@@ -881,7 +881,8 @@ static void ptd_lib_sync(struct ptd_time *time, const struct pt_packet *packet)
 	switch (packet->type) {
 	case ppt_mtc:
 		if (time->report.time_error == -pte_bad_config)
-			time->status.diag |= ptd_time_diag_no_cpuid_0x15;
+			time->status.diag |=
+			        ptd_time_cfg_no_ctc_diag(&time->cfg);
 		break;
 
 	case ppt_tma:

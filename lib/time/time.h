@@ -112,6 +112,14 @@ static inline int ptd_time_cfg_has_ctc(const struct ptd_time_cfg *cfg)
 	return cfg->eax && cfg->ebx && cfg->mtc_freq <= 15;
 }
 
+/* Why MTC and TMA packets cannot be used where ptd_time_cfg_has_ctc() says
+ * so: an mtc_freq out of range, or no CPUID 0x15 ratio. */
+static inline uint32_t ptd_time_cfg_no_ctc_diag(const struct ptd_time_cfg *cfg)
+{
+	return cfg->mtc_freq > 15 ? ptd_time_diag_mtc_freq_range
+	                          : ptd_time_diag_no_cpuid_0x15;
+}
+
 /* Convert a delta in host TSC ticks into the trace's TSC domain (VMX TSC
  * scaling); the identity without a multiplier. */
 static inline uint64_t ptd_time_scale(const struct ptd_time_cfg *cfg,

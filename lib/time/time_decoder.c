@@ -204,6 +204,9 @@ const char *ptd_time_diag_str(enum ptd_time_diag diag)
 		       "CPUID 0x15 ratio (cpuid_0x15_eax, cpuid_0x15_ebx) is "
 		       "wrong, or the trace is from a guest with VMX TSC "
 		       "scaling; MTC times were corrected to match the TSCs";
+	case ptd_time_diag_mtc_freq_range:
+		return "mtc_freq is above 15, which MTCFreq (a 4-bit field of "
+		       "IA32_RTIT_CTL) cannot be: MTCs are not used";
 	}
 	return NULL;
 }

@@ -129,6 +129,7 @@ expect_stderr() { # <status> <regex> <args>...
 		fail=1
 	fi
 }
+expect_stderr 0 "warning: --mtc-freq 16 is no MTCFreq" --mtc-freq 16 $raw $pt
 : >"$dir/empty.pt"
 head -c 300 "$dir/code.bin" >"$dir/no-psb.pt"
 # libipt's sideband options (their output: tests/traces/sbx-*.pta): ptxed

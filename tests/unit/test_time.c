@@ -420,6 +420,30 @@ static void test_mtc_no_cpuid(void **state)
 	assert_true(time.status.diag & ptd_time_diag_no_cpuid_0x15);
 }
 
+/* An mtc_freq above 15 cannot be IA32_RTIT_CTL.MTCFreq's (4 bits): the
+ * accurate estimator does not use the MTCs, as without the CPUID 0x15
+ * ratio, but the diagnostic names mtc_freq, not the ratio that was given.
+ * (libipt's estimator, and so ptdecode's libipt mode, computes with such
+ * an mtc_freq as long as its shifts fit.) */
+static void test_mtc_freq_range(void **state)
+{
+	struct pt_config config;
+	struct ptd_time time;
+
+	(void)state;
+	ptd_t_config(&config);
+	config.mtc_freq = 16;
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+	ptd_t_feed(&time, ppt_tsc, 0x1000, 0);
+	ptd_t_feed(&time, ppt_tma, 0x100, 0x1);
+	ptd_t_feed(&time, ppt_mtc, 0x11, 0);
+	assert_int_equal(time.report.time_error, -pte_bad_config);
+	assert_int_equal(time.lost_mtc, 1);
+	assert_true(time.status.diag & ptd_time_diag_mtc_freq_range);
+	assert_false(time.status.diag & ptd_time_diag_no_cpuid_0x15);
+	assert_int_equal(ptd_t_now(&time), 0x1000);
+}
+
 /* An mtc_freq that does not fit the first MTC after a TMA is reported. */
 static void test_mtc_freq_diagnostic(void **state)
 {
@@ -1377,6 +1401,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_mtc_between_tsc_and_tma),
 	        cmocka_unit_test(test_tma_bad_context),
 	        cmocka_unit_test(test_mtc_no_cpuid),
+	        cmocka_unit_test(test_mtc_freq_range),
 	        cmocka_unit_test(test_mtc_freq_diagnostic),
 	        cmocka_unit_test(test_no_nom_freq_diagnostic),
 	        cmocka_unit_test(test_calibration_sources),

@@ -270,7 +270,7 @@ static void test_diag_strings(void **state)
 	uint32_t bit;
 
 	(void)state;
-	for (bit = 1; bit <= ptd_time_diag_ctc_ratio; bit <<= 1)
+	for (bit = 1; bit <= ptd_time_diag_mtc_freq_range; bit <<= 1)
 		assert_non_null(ptd_time_diag_str((enum ptd_time_diag)bit));
 	assert_null(ptd_time_diag_str((enum ptd_time_diag)0));
 	assert_null(ptd_time_diag_str((enum ptd_time_diag)3));

@@ -396,6 +396,13 @@ static int ptxed_config_option(struct ptxed_run *run, const char *arg, int *idx,
 		if (arg[2] == 'm') {
 			config->mtc_freq = (uint8_t)number;
 			run->given |= ptd_tool_given_mtc_freq;
+			/* (Once, not again for each AUX area.) */
+			if (number > 15 && !run->areas.later)
+				fprintf(stderr,
+				        "%s: warning: --mtc-freq %" PRIu64
+				        " is no MTCFreq (a 4-bit field, 0 to "
+				        "15): MTC packets cannot be used.\n",
+				        prog, number);
 		} else {
 			config->nom_freq = (uint8_t)number;
 			run->given |= ptd_tool_given_nom_freq;
