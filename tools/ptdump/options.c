@@ -411,8 +411,8 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 	if (args->options.vmx_host_time && !args->options.vmx_tsc_multiplier &&
 	    !args->options.vmx_tsc_offset) {
 		fprintf(err,
-		        "%s: --vmx-host-time needs --vmx-tsc-multiplier or "
-		        "--vmx-tsc-offset.\n",
+		        "%s: --vmx-host-time needs a --vmx-tsc-multiplier or "
+		        "--vmx-tsc-offset other than 0 (0 is none).\n",
 		        prog);
 		return ptdump_parse_error;
 	}
