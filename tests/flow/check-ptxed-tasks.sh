@@ -208,6 +208,17 @@ else
 	echo "ok: --perf:tasks without --perf:images warns"
 fi
 
+# A perf.data file given to --pt: a note that --perf reads it.
+"$ptxed" --pt "$dir/tasks.data" >/dev/null 2>"$dir/err"
+if ! grep -q 'tasks\.data is a perf\.data file; --perf decodes' "$dir/err"
+then
+	echo "FAIL: no note for a perf.data file given to --pt:"
+	cat "$dir/err"
+	fail=1
+else
+	echo "ok: a perf.data file given to --pt gets a note"
+fi
+
 # --perf:images changes how --perf loads the file: after it, an error (exit
 # 1, nothing decoded); without --perf at all, a warning.
 "$ptxed" --perf "$dir/tasks.data:5" --perf:images >"$dir/out" 2>"$dir/err"

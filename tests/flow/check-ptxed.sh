@@ -130,7 +130,16 @@ expect_stderr() { # <status> <regex> <args>...
 	fi
 }
 expect_stderr 0 "warning: --mtc-freq 16 is no MTCFreq" --mtc-freq 16 $raw $pt
+# Bad ranges: libipt's message, and why.
+expect_stderr 1 "bad file .*trace\.pt:10-5: invalid argument \(the range's end, 0x5, must lie after its start, 0xa\)" \
+	$raw --pt "$dir/trace.pt:10-5"
+expect_stderr 1 "bad offset 0x10000000 into .*trace\.pt: the file has 0x[0-9a-f]+ bytes" \
+	$raw --pt "$dir/trace.pt:0x10000000"
+expect_stderr 1 "bad range 0x10000000 in .*trace\.pt: the file has 0x[0-9a-f]+ bytes" \
+	$raw --pt "$dir/trace.pt:0-0x10000000"
 : >"$dir/empty.pt"
+expect_stderr 1 "bad range in .*empty\.pt: the file is empty" \
+	--raw "$dir/empty.pt:$base" $pt
 head -c 300 "$dir/code.bin" >"$dir/no-psb.pt"
 # libipt's sideband options (their output: tests/traces/sbx-*.pta): ptxed
 # has no plain --pevent (ptdump's spelling), loads files as it sees them.

@@ -67,8 +67,11 @@ int ptd_tool_split_range(char *arg, uint64_t *offset, uint64_t *size)
 	if (parts == 0)
 		return 0;
 	if (parts == 2) {
-		if (end <= begin)
+		if (end <= begin) {
+			*offset = begin;
+			*size = end;
 			return -pte_invalid;
+		}
 		*size = end - begin;
 	}
 	*offset = begin;

@@ -19,7 +19,8 @@ int ptd_tool_number(uint64_t *value, uint64_t max, const char *option,
 /* Split "<file>[:<from>[-<to>]]" in place (the range is cut off @arg): a
  * last ':' followed by a number and optionally '-' and a number is a range,
  * anything else part of the name.  Sets @offset and @size (0: to the end).
- * Returns 0 or -pte_invalid for an empty or reversed range. */
+ * Returns 0 or -pte_invalid for an empty or reversed range (@arg is left
+ * whole, and @offset and @size are then <from> and <to>, for a message). */
 int ptd_tool_split_range(char *arg, uint64_t *offset, uint64_t *size);
 
 #endif /* PTD_TOOL_ARGS_H */

@@ -47,6 +47,17 @@ static int ptxed_file_size(const char *name, uint64_t *size, const char *prog)
 	return 0;
 }
 
+/* The message for the reversed or empty range <@from>-<@to> of @arg (as
+ * libipt's ptxed begins it, and why). */
+static void ptxed_bad_range(const char *arg, uint64_t from, uint64_t to,
+                            const char *prog)
+{
+	fprintf(stderr,
+	        "%s: bad file %s: %s (the range's end, 0x%" PRIx64
+	        ", must lie after its start, 0x%" PRIx64 ").\n",
+	        prog, arg, pt_errstr(pte_invalid), to, from);
+}
+
 int ptxed_load_pt(struct pt_config *config, char *arg, const char *prog)
 {
 	uint64_t offset, size, fsize;
@@ -56,8 +67,7 @@ int ptxed_load_pt(struct pt_config *config, char *arg, const char *prog)
 
 	err = ptd_tool_split_range(arg, &offset, &size);
 	if (err < 0) {
-		fprintf(stderr, "%s: bad file %s: %s.\n", prog, arg,
-		        pt_errstr(pt_errcode(err)));
+		ptxed_bad_range(arg, offset, size, prog);
 		return -1;
 	}
 	if (ptxed_file_size(arg, &fsize, prog) < 0)
@@ -67,14 +77,19 @@ int ptxed_load_pt(struct pt_config *config, char *arg, const char *prog)
 		return -1;
 	}
 	if (fsize <= offset) {
-		fprintf(stderr, "%s: bad offset 0x%" PRIx64 " into %s.\n", prog,
-		        offset, arg);
+		fprintf(stderr,
+		        "%s: bad offset 0x%" PRIx64
+		        " into %s: the file has 0x%" PRIx64 " bytes.\n",
+		        prog, offset, arg, fsize);
 		return -1;
 	}
 	if (size) {
 		if (fsize - offset < size) {
-			fprintf(stderr, "%s: bad range 0x%" PRIx64 " in %s.\n",
-			        prog, offset + size, arg);
+			fprintf(stderr,
+			        "%s: bad range 0x%" PRIx64
+			        " in %s: the file has "
+			        "0x%" PRIx64 " bytes.\n",
+			        prog, offset + size, arg, fsize);
 			return -1;
 		}
 	} else {
@@ -101,6 +116,11 @@ int ptxed_load_pt(struct pt_config *config, char *arg, const char *prog)
 		return -1;
 	}
 	fclose(file);
+	if (!offset && size >= 8 && memcmp(buffer, "PERFILE2", 8) == 0)
+		fprintf(stderr,
+		        "%s: note: %s is a perf.data file; --perf decodes the "
+		        "trace it holds.\n",
+		        prog, arg);
 	config->begin = buffer;
 	config->end = buffer + size;
 	return 0;
@@ -146,14 +166,21 @@ int ptxed_load_raw(struct pt_image_section_cache *iscache,
 	}
 	err = ptd_tool_split_range(arg, &offset, &size);
 	if (err < 0) {
-		fprintf(stderr, "%s: bad file %s: %s.\n", prog, arg,
-		        pt_errstr(pt_errcode(err)));
+		ptxed_bad_range(arg, offset, size, prog);
 		return -1;
 	}
 	if (ptxed_file_size(arg, &fsize, prog) < 0)
 		return -1;
+	if (!fsize) {
+		fprintf(stderr, "%s: bad range in %s: the file is empty.\n",
+		        prog, arg);
+		return -1;
+	}
 	if (fsize <= offset) {
-		fprintf(stderr, "%s: bad range in %s.\n", prog, arg);
+		fprintf(stderr,
+		        "%s: bad range in %s: the file has 0x%" PRIx64
+		        " bytes, the range starts at 0x%" PRIx64 ".\n",
+		        prog, arg, fsize, offset);
 		return -1;
 	}
 	/* A range past the end of the file is cut there, as libipt's ptxed
