@@ -96,12 +96,25 @@ static int sb_load(struct ptd_sb_channel *ch, const char *path, uint64_t from,
 	uint64_t end;
 	size_t got;
 
+	/* libipt's words, and why. */
 	file = fopen(path, "rb");
-	if (!file || fstat(fileno(file), &st) != 0 || !S_ISREG(st.st_mode)) {
-		fprintf(err, "%s: error loading %s: %s.\n", prog, path,
-		        pt_errstr(pte_bad_file));
-		if (file)
-			fclose(file);
+	if (!file) {
+		fprintf(err, "%s: error loading %s: %s (%s).\n", prog, path,
+		        pt_errstr(pte_bad_file), strerror(errno));
+		return -1;
+	}
+	if (fstat(fileno(file), &st) != 0) {
+		fprintf(err, "%s: error loading %s: %s (%s).\n", prog, path,
+		        pt_errstr(pte_bad_file), strerror(errno));
+		fclose(file);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(err, "%s: error loading %s: %s (%s).\n", prog, path,
+		        pt_errstr(pte_bad_file),
+		        S_ISDIR(st.st_mode) ? strerror(EISDIR)
+		                            : "not a regular file");
+		fclose(file);
 		return -1;
 	}
 	end = (uint64_t)st.st_size;
