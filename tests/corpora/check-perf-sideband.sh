@@ -36,10 +36,12 @@ if [ "$order" != "57 0" ]; then
 	fail=1
 fi
 for re in \
-	'^641\.256844131  switch cpu 3  start 3174/3174$' \
-	'^641\.256847598  comm   3174/3174  echo  \(exec\)$' \
-	'^641\.257926901  switch cpu 0  start 3174/3174$' \
-	'^641\.256032286  switch cpu 0  out 0/0 -> 3174/3174$'; do
+	'^ *641\.256844131  switch cpu 3  start 3174/3174$' \
+	'^ *641\.256847598  comm   3174/3174  echo  \(exec\)$' \
+	'^ *641\.257926901  switch cpu 0  start 3174/3174$' \
+	'^ *641\.256032286  switch cpu 0  out 0/0 -> 3174/3174$' \
+	'^       641\.256847598  comm   3174/3174  echo  \(exec\)$' \
+	'^                   -  comm   3174/3174  perf$'; do
 	if ! grep -Eq -- "$re" "$out"; then
 		echo "FAIL: no line matches '$re'"
 		fail=1

@@ -32,10 +32,13 @@ static int sb_cmp(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* The time column: seconds with nine decimals, or '-', right-aligned in
+ * 20 characters (the width of the largest time), so that the columns after
+ * it line up. */
 static void sb_time(int have_time, uint64_t time)
 {
 	if (have_time)
-		printf("%" PRIu64 ".%09" PRIu64 "  ", time / 1000000000u,
+		printf("%10" PRIu64 ".%09" PRIu64 "  ", time / 1000000000u,
 		       time % 1000000000u);
 	else
 		printf("%20s  ", "-");
