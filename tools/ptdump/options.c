@@ -284,8 +284,10 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 
 		/* The first argument that is not an option names the trace
 		 * and must be the last one; "--" ends the options, and "-"
-		 * (standard input) is no option. */
-		if (arg[0] != '-' || !arg[1] || strcmp(arg, "--") == 0) {
+		 * (standard input, also with a range: "-:<from>") is no
+		 * option. */
+		if (arg[0] != '-' || !arg[1] || arg[1] == ':' ||
+		    strcmp(arg, "--") == 0) {
 			if (strcmp(arg, "--") == 0)
 				idx += 1;
 			if (idx >= argc)
