@@ -10,6 +10,7 @@ set(PTD_FUZZ_PTXED_SB_SOURCES
   ${PROJECT_SOURCE_DIR}/tools/ptxed/sideband.c
   ${PROJECT_SOURCE_DIR}/tools/ptxed/sb_context.c
   ${PROJECT_SOURCE_DIR}/tools/ptxed/load.c
+  ${PROJECT_SOURCE_DIR}/tools/common/read_all.c
   ${PROJECT_SOURCE_DIR}/tools/ptxed/load_elf.c
   ${PROJECT_SOURCE_DIR}/tools/ptxed/page_dump.c)
 set(PTD_FUZZ_SB_INCLUDES

@@ -57,6 +57,18 @@ if [ -f "$dir/code32.elf" ]; then
 	check "--elf (ELF32) differs from --raw" "$dir/raw.txt" "$dir/elf32.txt"
 fi
 
+# The trace from standard input or a pipe (read to the end, no seeking):
+# the same listing.
+$ptxed --insn-decoder $raw --pt - <"$dir/trace.pt" >"$dir/stdin.txt"
+check "--pt - (standard input) differs from --pt <file>" "$dir/raw.txt" \
+	"$dir/stdin.txt"
+cat "$dir/trace.pt" | $ptxed --insn-decoder $raw --pt /dev/stdin \
+	>"$dir/pipe.txt"
+check "--pt /dev/stdin (a pipe) differs from --pt <file>" "$dir/raw.txt" \
+	"$dir/pipe.txt"
+$ptxed --insn-decoder $raw --pt -:0 <"$dir/trace.pt" >"$dir/stdin0.txt"
+check "--pt -:0 differs from --pt <file>" "$dir/raw.txt" "$dir/stdin0.txt"
+
 # The block decoder prints the same listing, plus [block] lines.
 $ptxed --block:show-blocks $raw $pt >"$dir/blk.txt"
 grep -v '^\[block\]$' "$dir/blk.txt" >"$dir/blk-noblocks.txt"

@@ -4,6 +4,7 @@
 
 #include "options.h"
 #include "ptdecode/intel-pt.h"
+#include "read_all.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -73,61 +74,6 @@ static void ptdump_file_error(const char *prog, const char *what,
 		        prog);
 }
 
-/* Read all of @file, or its first @limit bytes, into a new buffer.  Works
- * for pipes as well as for regular files.  Returns 0, -1 for a read error
- * (errno tells), or -2 if out of memory. */
-static int ptdump_read_all(FILE *file, uint64_t limit, uint8_t **pbuffer,
-                           size_t *psize)
-{
-	uint8_t *buffer = NULL;
-	size_t size = 0, capacity = 0;
-
-	for (;;) {
-		size_t want, got;
-
-		if (size == capacity) {
-			size_t grow = capacity ? capacity : 64 * 1024;
-			uint8_t *bigger;
-
-			if (capacity > SIZE_MAX - grow) {
-				free(buffer);
-				return -2;
-			}
-			bigger = realloc(buffer, capacity + grow);
-			if (!bigger) {
-				free(buffer);
-				return -2;
-			}
-			buffer = bigger;
-			capacity += grow;
-		}
-
-		want = capacity - size;
-		if ((uint64_t)want > limit - size)
-			want = (size_t)(limit - size);
-		if (!want)
-			break;
-
-		errno = 0;
-		got = fread(buffer + size, 1, want, file);
-		size += got;
-		if (got < want) {
-			if (ferror(file)) {
-				int errnum = errno ? errno : EIO;
-
-				free(buffer);
-				errno = errnum;
-				return -1;
-			}
-			break;
-		}
-	}
-
-	*pbuffer = buffer;
-	*psize = size;
-	return 0;
-}
-
 int ptdump_trace_load(struct ptdump_trace *trace, const char *prog, FILE *err)
 {
 	uint64_t limit = trace->has_to ? trace->to : UINT64_MAX;
@@ -144,7 +90,7 @@ int ptdump_trace_load(struct ptdump_trace *trace, const char *prog, FILE *err)
 		ptdump_file_error(prog, "open", trace->filename, errno, err);
 		return -1;
 	}
-	status = ptdump_read_all(file, limit, &buffer, &size);
+	status = ptd_tool_read_all(file, limit, &buffer, &size);
 	if (file != stdin)
 		fclose(file);
 	if (status == -2) {

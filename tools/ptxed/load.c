@@ -3,7 +3,9 @@
 #define _POSIX_C_SOURCE 200809L /* fseeko, fork, mkstemp */
 
 #include "load.h"
+
 #include "page_dump.h"
+#include "read_all.h"
 #include "tool_args.h"
 
 #include <errno.h>
@@ -58,6 +60,80 @@ static void ptxed_bad_range(const char *arg, uint64_t from, uint64_t to,
 	        prog, arg, pt_errstr(pte_invalid), to, from);
 }
 
+/* Whether @name is standard input ("-") or a pipe, FIFO or character
+ * device: read from start to end, without seeking. */
+static int ptxed_is_stream(const char *name)
+{
+	struct stat st;
+
+	if (strcmp(name, "-") == 0)
+		return 1;
+	return stat(name, &st) == 0 &&
+	       (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+}
+
+/* ptxed_load_pt() for a stream @name (ptxed_is_stream()): all of it up to
+ * the end of the range [@offset, @offset + @size) (@size 0: to the end),
+ * then the range checked as for a file. */
+static int ptxed_load_pt_stream(struct pt_config *config, const char *name,
+                                uint64_t offset, uint64_t size,
+                                const char *prog)
+{
+	const int in = strcmp(name, "-") == 0;
+	uint64_t limit = size ? offset + size : UINT64_MAX;
+	uint8_t *buffer = NULL;
+	size_t got = 0;
+	FILE *file;
+	int status;
+
+	errno = 0;
+	file = in ? stdin : fopen(name, "rb");
+	if (!file) {
+		fprintf(stderr, "%s: failed to open %s: %s.\n", prog, name,
+		        strerror(errno));
+		return -1;
+	}
+	status = ptd_tool_read_all(file, limit, &buffer, &got);
+	if (!in)
+		fclose(file);
+	if (status == -2) {
+		fprintf(stderr, "%s: failed to allocate memory for %s.\n", prog,
+		        name);
+		return -1;
+	}
+	if (status < 0) {
+		fprintf(stderr, "%s: failed to load %s: %s.\n", prog, name,
+		        strerror(errno));
+		return -1;
+	}
+	if (!got) {
+		fprintf(stderr, "%s: %s is empty.\n", prog, name);
+		free(buffer);
+		return -1;
+	}
+	if (got <= offset) {
+		fprintf(stderr,
+		        "%s: bad offset 0x%" PRIx64 " into %s: it has 0x%zx "
+		        "bytes.\n",
+		        prog, offset, name, got);
+		free(buffer);
+		return -1;
+	}
+	if (size && got - offset < size) {
+		fprintf(stderr,
+		        "%s: bad range 0x%" PRIx64 " in %s: it has 0x%zx "
+		        "bytes.\n",
+		        prog, offset + size, name, got);
+		free(buffer);
+		return -1;
+	}
+	got -= (size_t)offset;
+	memmove(buffer, buffer + offset, got);
+	config->begin = buffer;
+	config->end = buffer + got;
+	return 0;
+}
+
 int ptxed_load_pt(struct pt_config *config, char *arg, const char *prog)
 {
 	uint64_t offset, size, fsize;
@@ -70,6 +146,8 @@ int ptxed_load_pt(struct pt_config *config, char *arg, const char *prog)
 		ptxed_bad_range(arg, offset, size, prog);
 		return -1;
 	}
+	if (ptxed_is_stream(arg))
+		return ptxed_load_pt_stream(config, arg, offset, size, prog);
 	if (ptxed_file_size(arg, &fsize, prog) < 0)
 		return -1;
 	if (!fsize) {
