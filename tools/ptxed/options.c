@@ -493,7 +493,8 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 			/* It changes how --perf loads the file. */
 			if (ptxed_have_decoder(decoder)) {
 				fprintf(stderr,
-				        "%s: please specify %s before --perf.\n",
+				        "%s: please specify %s before "
+				        "--perf.\n",
 				        prog, arg);
 				return ptxed_parse_error;
 			}
