@@ -43,6 +43,10 @@ expect 2 "unknown scenario" "$PTSIM" no-such-scenario
 expect 2 "unknown option" "$PTSIM" --no-such-option steady
 expect 2 "unknown parameter" "$PTSIM" --set bogus=1 steady
 expect 2 "value out of range" "$PTSIM" --set mtc_freq=16 steady
+# A duration whose run would not fit memory (about 1.3 bytes a tick).
+expect 2 "duration above 2^30" "$PTSIM" -o huge --duration 1073741825 steady
+grep -q "duration: '1073741825' is not a number in \[1000, 1073741824\]" err.txt ||
+	{ echo "FAIL the duration's bound is not said"; fail=1; }
 expect 2 "not a number" "$PTSIM" --cbr fast steady
 expect 1 "inconsistent parameters" "$PTSIM" --set gap_min=500 -o bad steady
 

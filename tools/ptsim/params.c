@@ -28,7 +28,9 @@ struct ptsim_param_desc {
 static const struct ptsim_param_desc ptsim_descs[] = {
         {"cpu", ptsim_str, offsetof(struct ptsim_params, cpu), 0, 0,
          "processor for the decoders' errata: none or f/m[/s]"},
-        PTSIM_U(duration, 1000, UINT64_C(1) << 40,
+        /* (About 1.3 bytes of memory and of .truth file per tick: the
+         * bound keeps a run within about 1.4 GB.) */
+        PTSIM_U(duration, 1000, UINT64_C(1) << 30,
                 "host TSC ticks to simulate"),
         PTSIM_U(tsc0, 0, UINT64_C(1) << 52, "host TSC at the start"),
         PTSIM_U(art0, 0, UINT64_C(1) << 52,
