@@ -142,6 +142,12 @@ expect_stderr() { # <status> <regex> <args>...
 	fi
 }
 expect_stderr 0 "warning: --mtc-freq 16 is no MTCFreq" --mtc-freq 16 $raw $pt
+# --cpu: ptdump's messages (libipt's ptxed says "cpu must be specified as
+# f/m[/s]" for all of these).
+expect_stderr 1 "--cpu: bad processor: 999/999 \(expected none or family/model" \
+	--cpu 999/999 $raw $pt
+expect_stderr 1 "--cpu auto is not supported" --cpu auto $raw $pt
+expect_stderr 1 "--cpu: missing argument" --cpu --pt "$dir/trace.pt"
 # Bad ranges: libipt's message, and why.
 expect_stderr 1 "bad file .*trace\.pt:10-5: invalid argument \(the range's end, 0x5, must lie after its start, 0xa\)" \
 	$raw --pt "$dir/trace.pt:10-5"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Command-line numbers and file ranges; see tool_args.h. */
+/* Command-line numbers, file ranges and processors; see tool_args.h. */
 #include "tool_args.h"
 
-#include "ptdecode/intel-pt.h"
+#include "ptdecode/ptdecode.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -77,4 +77,28 @@ int ptd_tool_split_range(char *arg, uint64_t *offset, uint64_t *size)
 	*offset = begin;
 	*colon = 0;
 	return 0;
+}
+
+int ptd_tool_cpu(struct pt_cpu *cpu, const char *arg, const char *prog,
+                 FILE *err)
+{
+	if (!arg || !arg[0] || (arg[0] == '-' && arg[1] == '-')) {
+		fprintf(err, "%s: --cpu: missing argument.\n", prog);
+		return 0;
+	}
+	if (strcmp(arg, "auto") == 0) {
+		fprintf(err,
+		        "%s: --cpu auto is not supported: give the processor "
+		        "as family/model[/stepping], e.g. 6/158.\n",
+		        prog);
+		return 0;
+	}
+	if (ptd_cpu_parse(cpu, arg) < 0) {
+		fprintf(err,
+		        "%s: --cpu: bad processor: %s (expected none or "
+		        "family/model[/stepping], e.g. 6/158 or 6/0x9e/9).\n",
+		        prog, arg);
+		return 0;
+	}
+	return 1;
 }

@@ -5,6 +5,7 @@
 #include "diag.h"
 
 #include "perf_input.h"
+#include "tool_args.h"
 
 #include "ptdecode/ptdecode.h"
 
@@ -201,26 +202,9 @@ static int ptdump_option_cpu(struct pt_cpu *cpu, int *idx, int argc,
 {
 	const char *arg = (*idx + 1 < argc) ? argv[*idx + 1] : NULL;
 
-	if (!arg || !arg[0]) {
-		fprintf(err, "%s: --cpu: missing argument.\n", prog);
+	if (!ptd_tool_cpu(cpu, arg, prog, err))
 		return -1;
-	}
 	*idx += 1;
-
-	if (strcmp(arg, "auto") == 0) {
-		fprintf(err,
-		        "%s: --cpu auto is not supported: give the processor "
-		        "as family/model[/stepping], e.g. 6/158.\n",
-		        prog);
-		return -1;
-	}
-	if (ptd_cpu_parse(cpu, arg) < 0) {
-		fprintf(err,
-		        "%s: --cpu: bad processor: %s (expected none or "
-		        "family/model[/stepping], e.g. 6/158 or 6/0x9e/9).\n",
-		        prog, arg);
-		return -1;
-	}
 	return 0;
 }
 

@@ -540,18 +540,8 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 			}
 			arg = argv[i++];
 			run->given |= ptd_tool_given_cpu;
-			if (!strcmp(arg, "none")) {
-				memset(&run->config.cpu, 0,
-				       sizeof(run->config.cpu));
-				continue;
-			}
-			if (ptd_cpu_parse(&run->config.cpu, arg) < 0) {
-				fprintf(stderr,
-				        "%s: cpu must be specified as "
-				        "f/m[/s]\n",
-				        prog);
+			if (!ptd_tool_cpu(&run->config.cpu, arg, prog, stderr))
 				return ptxed_parse_error;
-			}
 			continue;
 		}
 		if (strcmp(arg, "--pt") && strcmp(arg, "--perf") &&
