@@ -137,9 +137,20 @@ if [ "$(sed -n '1,3p' "$dir/out" | cut -c1-40 | tr '\n' '|')" != \
 else
 	echo "ok: every AUX area, messages after their heading"
 fi
-# ... without headings under --quiet (and with --stat, the statistics of each).
+# ... without headings under --quiet, but with --stat each area's heading
+# before its statistics, to say whose they are.
+$ptxed --quiet $raw --perf "$dir/file.data" >"$dir/out" 2>/dev/null
+if [ -s "$dir/out" ]; then
+	echo "FAIL: every AUX area with --quiet prints:"
+	cat "$dir/out"
+	fail=1
+else
+	echo "ok: every AUX area with --quiet: nothing"
+fi
 $ptxed --quiet --stat $raw --perf "$dir/file.data" >"$dir/out" 2>/dev/null
-if grep -q '^\[aux area' "$dir/out" || [ "$(grep -c '^insn:' "$dir/out")" -ne 2 ]; then
+if [ "$(grep -c '^\[aux area' "$dir/out")" -ne 2 ] ||
+	[ "$(grep -c '^insn:' "$dir/out")" -ne 2 ] ||
+	[ "$(sed -n 1p "$dir/out")" != "[aux area 0: cpu 0, tid 3174]" ]; then
 	echo "FAIL: every AUX area with --quiet --stat:"
 	cat "$dir/out"
 	fail=1

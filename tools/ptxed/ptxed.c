@@ -37,7 +37,9 @@ static const char *ptxed_prog_name(const char *argv0)
  * the area's messages on stderr. */
 static void ptxed_heading(const struct ptxed_run *run)
 {
-	if ((run->areas.all || run->areas.later) && !run->options.quiet) {
+	/* (With --quiet, only to say whose statistics follow.) */
+	if ((run->areas.all || run->areas.later) &&
+	    (!run->options.quiet || run->options.print_stats)) {
 		printf("[aux area %" PRIu32 ": cpu %" PRId32 ", tid %" PRId32
 		       "]\n",
 		       run->areas.idx, run->areas.cpu, run->areas.tid);
