@@ -142,6 +142,15 @@ expect_stderr() { # <status> <regex> <args>...
 	fi
 }
 expect_stderr 0 "warning: --mtc-freq 16 is no MTCFreq" --mtc-freq 16 $raw $pt
+# A section beyond the end of the address space is cut there, with a
+# warning (addresses do not wrap).
+expect_stderr 0 "code\.bin at 0xffffffffffffff00: 0x[0-9a-f]+ bytes extend beyond the end of the address space; cut there" \
+	--verbose --raw "$dir/code.bin:0xffffffffffffff00" $pt
+if ! grep -q "at 0xffffffffffffff00-0x10000000000000000, isid" "$dir/out"; then
+	echo "FAIL: the cut section's verbose line:"
+	head -2 "$dir/out"
+	fail=1
+fi
 # --cpu: ptdump's messages (libipt's ptxed says "cpu must be specified as
 # f/m[/s]" for all of these).
 expect_stderr 1 "--cpu: bad processor: 999/999 \(expected none or family/model" \

@@ -211,6 +211,16 @@ int ptxed_add_section(struct pt_image_section_cache *iscache,
 {
 	int isid, err;
 
+	/* Addresses do not wrap: what lies beyond the end of the address
+	 * space is never fetched. */
+	if (vaddr && size > 0 - vaddr) {
+		fprintf(stderr,
+		        "%s: warning: %s at 0x%" PRIx64 ": 0x%" PRIx64
+		        " bytes extend beyond the end of the address space; "
+		        "cut there.\n",
+		        prog, file, vaddr, size - (0 - vaddr));
+		size = 0 - vaddr;
+	}
 	isid = pt_iscache_add_file(iscache, file, offset, size, vaddr);
 	if (isid < 0) {
 		fprintf(stderr, "%s: failed to add %s at 0x%" PRIx64 ": %s.\n",
@@ -223,7 +233,12 @@ int ptxed_add_section(struct pt_image_section_cache *iscache,
 		        prog, file, vaddr, pt_errstr(pt_errcode(err)));
 		return -1;
 	}
-	if (verbose)
+	if (verbose && vaddr && !(vaddr + size))
+		/* (Up to the end of the address space, 2^64.) */
+		printf("[%s: 0x%" PRIx64 "-0x%" PRIx64 " at 0x%" PRIx64
+		       "-0x10000000000000000, isid %d]\n",
+		       file, offset, offset + size, vaddr, isid);
+	else if (verbose)
 		printf("[%s: 0x%" PRIx64 "-0x%" PRIx64 " at 0x%" PRIx64
 		       "-0x%" PRIx64 ", isid %d]\n",
 		       file, offset, offset + size, vaddr, vaddr + size, isid);
