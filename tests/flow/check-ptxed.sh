@@ -167,6 +167,8 @@ expect_stderr 1 "bad range 0x10000000 in .*trace\.pt: the file has 0x[0-9a-f]+ b
 : >"$dir/empty.pt"
 expect_stderr 1 "bad range in .*empty\.pt: the file is empty" \
 	--raw "$dir/empty.pt:$base" $pt
+expect_stderr 0 "warning: --page-dump .*empty\.pt:.*code\.bin: the address file maps no page: nothing loaded" \
+	--page-dump "$dir/empty.pt:$dir/code.bin" $pt
 head -c 300 "$dir/code.bin" >"$dir/no-psb.pt"
 # libipt's sideband options (their output: tests/traces/sbx-*.pta): ptxed
 # has no plain --pevent (ptdump's spelling), loads files as it sees them.

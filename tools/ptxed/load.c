@@ -319,6 +319,12 @@ int ptxed_load_page_dump(struct pt_image_section_cache *iscache,
 		free(addr_file);
 		return -1;
 	}
+	/* (As --elf warns for a file without a loadable segment.) */
+	if (!nruns)
+		fprintf(stderr,
+		        "%s: warning: --page-dump %s: the address file maps no "
+		        "page: nothing loaded.\n",
+		        prog, arg);
 	for (i = 0; i < nruns && !err; ++i)
 		err = ptxed_add_section(iscache, image, colon + 1,
 		                        runs[i].offset, runs[i].size,
