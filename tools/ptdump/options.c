@@ -385,6 +385,21 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 		}
 	}
 
+	if (args->perf_sideband && args->perf_aux >= 0) {
+		fprintf(err,
+		        "%s: --perf:sideband prints the file's sideband, "
+		        "--perf:aux the trace of one AUX area: give one of "
+		        "them.\n",
+		        prog);
+		return ptdump_parse_error;
+	}
+	if (args->perf && args->sb.print && !ptd_sb_any(&args->sb))
+		fprintf(err,
+		        "%s: warning: the --sb options print the records of "
+		        "--pevent files and do nothing with --perf "
+		        "(--perf:sideband prints the file's sideband).\n",
+		        prog);
+
 	if (args->perf && ptd_sb_any(&args->sb)) {
 		fprintf(err,
 		        "%s: --pevent files go with a raw trace; --perf reads "
