@@ -26,6 +26,23 @@ $cc -std=c11 -Wall -Wextra -Werror $extra -o "$work/with-ptdecode" "$src/tests/c
 test -s "$work/ptdecode.txt" || { echo "FAIL: no output from the ptdecode build"; exit 1; }
 echo "built and ran a libipt program against ptdecode via pkg-config"
 
+# The same from C++ (every public header included): the headers are C++
+# headers too, as libipt's is.
+cxx=${CXX:-c++}
+if command -v "$cxx" >/dev/null 2>&1; then
+	# shellcheck disable=SC2046
+	# shellcheck disable=SC2086
+	$cxx -std=c++11 -Wall -Wextra -Werror -pedantic $extra -o "$work/cxx-ptdecode" \
+		"$src/tests/compat/cxx_program.cpp" \
+		$(pkg-config --cflags ptdecode) $(pkg-config --libs ptdecode) \
+		-Wl,-rpath,"$(pkg-config --variable=libdir ptdecode)"
+	"$work/cxx-ptdecode" "$trace" | cmp -s - "$work/ptdecode.txt" ||
+		{ echo "FAIL: the C++ program's output differs from the C program's"; exit 1; }
+	echo "built and ran a C++ program (all public headers) against ptdecode: same output"
+else
+	echo "note: no C++ compiler ($cxx), skipped the C++ build"
+fi
+
 # A program written for libipt 2.1's event decoder (pt_evt_*), which libipt
 # 2.0.5 does not have: it must build unchanged and find that the event and
 # query decoders agree on the trace.

@@ -8,4 +8,4 @@ set -eu
 cf=$1
 # shellcheck disable=SC2046 # one word per file name (no spaces in the tree)
 exec "$cf" --dry-run -Werror $(find include lib tools tests bench fuzz \
-	examples -name '*.c' -o -name '*.h' | sort)
+	examples -name '*.c' -o -name '*.h' -o -name '*.cpp' | sort)
