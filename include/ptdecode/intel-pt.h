@@ -1806,7 +1806,8 @@ extern pt_export int pt_insn_core_bus_ratio(struct pt_insn_decoder *decoder,
 /** Store the current address space (CR3 from PIP packets, VMCS base from
  * VMCS packets) in @asid, of which the caller knows @size bytes (at least
  * the size field); asid->size is set to the bytes written.  Returns 0 or
- * -pte_invalid for a NULL argument. */
+ * -pte_invalid for a NULL argument or a @size too small for the size
+ * field. */
 extern pt_export int pt_insn_asid(const struct pt_insn_decoder *decoder,
                                   struct pt_asid *asid, size_t size);
 

@@ -113,11 +113,11 @@ static inline int ptd_time_cfg_has_ctc(const struct ptd_time_cfg *cfg)
 }
 
 /* Why MTC and TMA packets cannot be used where ptd_time_cfg_has_ctc() says
- * so: an mtc_freq out of range, or no CPUID 0x15 ratio. */
+ * so: an mtc_freq out of range, no CPUID 0x15 ratio, or both. */
 static inline uint32_t ptd_time_cfg_no_ctc_diag(const struct ptd_time_cfg *cfg)
 {
-	return cfg->mtc_freq > 15 ? ptd_time_diag_mtc_freq_range
-	                          : ptd_time_diag_no_cpuid_0x15;
+	return (cfg->mtc_freq > 15 ? ptd_time_diag_mtc_freq_range : 0) |
+	       (!cfg->eax || !cfg->ebx ? ptd_time_diag_no_cpuid_0x15 : 0);
 }
 
 /* Convert a delta in host TSC ticks into the trace's TSC domain (VMX TSC

@@ -137,6 +137,21 @@ if [ "$(sed -n '1,3p' "$dir/out" | cut -c1-40 | tr '\n' '|')" != \
 else
 	echo "ok: every AUX area, messages after their heading"
 fi
+# ... with the warnings of loading --raw, --elf and --page-dump once, not
+# again for each area (the command line is loaded again for each).
+: >"$dir/empty.addr"
+$ptxed --quiet --page-dump "$dir/empty.addr:$dir/code.bin" \
+	--raw "$dir/code.bin:0xfffffffffffffff0" --perf "$dir/file.data" \
+	>/dev/null 2>"$dir/err"
+if [ "$(grep -c 'maps no page' "$dir/err")" -ne 1 ] ||
+	[ "$(grep -c 'beyond the end of the address space' "$dir/err")" -ne 1 ]
+then
+	echo "FAIL: every AUX area: loading warnings not once:"
+	cat "$dir/err"
+	fail=1
+else
+	echo "ok: every AUX area: loading warnings once"
+fi
 # ... without headings under --quiet, but with --stat each area's heading
 # before its statistics, to say whose they are.
 $ptxed --quiet $raw --perf "$dir/file.data" >"$dir/out" 2>/dev/null

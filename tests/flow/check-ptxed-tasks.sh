@@ -233,7 +233,12 @@ else
 fi
 "$ptxed" --perf:images --raw "$dir/a.bin:0x400000" --pt "$dir/a.bin" \
 	>/dev/null 2>"$dir/err"
-if ! grep -q -- '--perf:images does nothing without --perf' "$dir/err"; then
+st=$?
+"$ptxed" --raw "$dir/a.bin:0x400000" --pt "$dir/a.bin" --perf:images \
+	>/dev/null 2>>"$dir/err"
+st2=$?
+if [ "$(grep -c -- '--perf:images does nothing without --perf' "$dir/err")" -ne 2 ] ||
+	[ $st -ne 0 ] || [ $st2 -ne 0 ]; then
 	echo "FAIL: --perf:images without --perf:"
 	cat "$dir/err"
 	fail=1

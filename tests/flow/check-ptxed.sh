@@ -66,8 +66,24 @@ cat "$dir/trace.pt" | $ptxed --insn-decoder $raw --pt /dev/stdin \
 	>"$dir/pipe.txt"
 check "--pt /dev/stdin (a pipe) differs from --pt <file>" "$dir/raw.txt" \
 	"$dir/pipe.txt"
-$ptxed --insn-decoder $raw --pt -:0 <"$dir/trace.pt" >"$dir/stdin0.txt"
-check "--pt -:0 differs from --pt <file>" "$dir/raw.txt" "$dir/stdin0.txt"
+# ... and a range of it: what the same range of the file gives.
+n=$(wc -c <"$dir/trace.pt")
+half=$((n / 2))
+$ptxed --insn-decoder $raw --pt "$dir/trace.pt:0-$half" >"$dir/file-half.txt"
+$ptxed --insn-decoder $raw --pt "-:0-$half" <"$dir/trace.pt" \
+	>"$dir/stdin-half.txt"
+check "--pt -:0-<n> differs from --pt <file>:0-<n>" "$dir/file-half.txt" \
+	"$dir/stdin-half.txt"
+$ptxed --insn-decoder $raw --pt "$dir/trace.pt:$half" >"$dir/file-tail.txt"
+$ptxed --insn-decoder $raw --pt "-:$half" <"$dir/trace.pt" >"$dir/stdin-tail.txt"
+check "--pt -:<from> differs from --pt <file>:<from>" "$dir/file-tail.txt" \
+	"$dir/stdin-tail.txt"
+if [ ! -s "$dir/stdin-tail.txt" ] || [ ! -s "$dir/stdin-half.txt" ] ||
+	cmp -s "$dir/raw.txt" "$dir/stdin-half.txt" ||
+	cmp -s "$dir/raw.txt" "$dir/stdin-tail.txt"; then
+	echo "FAIL: --pt with a range of standard input: nothing, or the whole"
+	fail=1
+fi
 
 # The block decoder prints the same listing, plus [block] lines.
 $ptxed --block:show-blocks $raw $pt >"$dir/blk.txt"

@@ -12,7 +12,6 @@ void pw_put(struct pw *w, const void *p, size_t n)
 {
 	if (w->n + n > w->cap) {
 		size_t cap = w->cap ? 2 * w->cap : 256;
-
 		uint8_t *grown;
 
 		while (cap < w->n + n)

@@ -442,6 +442,15 @@ static void test_mtc_freq_range(void **state)
 	assert_true(time.status.diag & ptd_time_diag_mtc_freq_range);
 	assert_false(time.status.diag & ptd_time_diag_no_cpuid_0x15);
 	assert_int_equal(ptd_t_now(&time), 0x1000);
+
+	/* Without the ratio either, both are said. */
+	config.cpuid_0x15_eax = 0;
+	ptd_t_time(&time, &config, ptd_time_mode_accurate);
+	ptd_t_feed(&time, ppt_tsc, 0x1000, 0);
+	ptd_t_feed(&time, ppt_tma, 0x100, 0x1);
+	ptd_t_feed(&time, ppt_mtc, 0x11, 0);
+	assert_true(time.status.diag & ptd_time_diag_mtc_freq_range);
+	assert_true(time.status.diag & ptd_time_diag_no_cpuid_0x15);
 }
 
 /* An mtc_freq that does not fit the first MTC after a TMA is reported. */

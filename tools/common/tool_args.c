@@ -5,6 +5,7 @@
 #include "ptdecode/ptdecode.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,4 +102,14 @@ int ptd_tool_cpu(struct pt_cpu *cpu, const char *arg, const char *prog,
 		return 0;
 	}
 	return 1;
+}
+
+void ptd_tool_mtc_freq_check(uint64_t value, const char *prog, FILE *err)
+{
+	if (value > 15)
+		fprintf(err,
+		        "%s: warning: --mtc-freq %" PRIu64 " is no MTCFreq (a "
+		        "4-bit field, 0 to 15): ptdecode's time leaves MTC "
+		        "packets out.\n",
+		        prog, value);
 }

@@ -26,6 +26,10 @@ int ptd_tool_number(uint64_t *value, uint64_t max, const char *option,
  * whole, and @offset and @size are then <from> and <to>, for a message). */
 int ptd_tool_split_range(char *arg, uint64_t *offset, uint64_t *size);
 
+/* Warn on @err that --mtc-freq @value is no MTCFreq (a 4-bit field) if it
+ * is above 15 (libipt's tools take 0 to 255). */
+void ptd_tool_mtc_freq_check(uint64_t value, const char *prog, FILE *err);
+
 /* The processor @arg of --cpu: "none" (no processor, no errata) or
  * family/model[/stepping] (ptd_cpu_parse()) into @cpu.  Returns 1, or 0
  * after "<prog>: --cpu: missing argument." (@arg NULL, empty or an

@@ -80,7 +80,7 @@ int ptdump_trace_load(struct ptdump_trace *trace, const char *prog, FILE *err)
 	uint8_t *buffer;
 	size_t size;
 	FILE *file;
-	int status;
+	int status, errnum;
 
 	/* "-" is standard input, as for ptd_perf_read() (--perf). */
 	errno = 0;
@@ -91,6 +91,7 @@ int ptdump_trace_load(struct ptdump_trace *trace, const char *prog, FILE *err)
 		return -1;
 	}
 	status = ptd_tool_read_all(file, limit, &buffer, &size);
+	errnum = errno; /* (fclose() may change it.) */
 	if (file != stdin)
 		fclose(file);
 	if (status == -2) {
@@ -99,7 +100,7 @@ int ptdump_trace_load(struct ptdump_trace *trace, const char *prog, FILE *err)
 		return -1;
 	}
 	if (status < 0) {
-		ptdump_file_error(prog, "read", trace->filename, errno, err);
+		ptdump_file_error(prog, "read", trace->filename, errnum, err);
 		return -1;
 	}
 

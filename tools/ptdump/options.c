@@ -324,12 +324,7 @@ enum ptdump_parse_status ptdump_parse_args(struct ptdump_args *args, int argc,
 				return ptdump_parse_error;
 			args->mtc_freq = (uint8_t)value;
 			args->given |= ptd_tool_given_mtc_freq;
-			if (value > 15)
-				fprintf(err,
-				        "%s: warning: --mtc-freq %" PRIu64
-				        " is no MTCFreq (a 4-bit field, 0 to "
-				        "15): MTC packets cannot be used.\n",
-				        prog, value);
+			ptd_tool_mtc_freq_check(value, prog, err);
 		} else if (strcmp(arg, "--nom-freq") == 0) {
 			if (ptdump_option_number(&value, UINT8_MAX, &idx, argc,
 			                         argv, prog, err) < 0)

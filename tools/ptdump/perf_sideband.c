@@ -33,8 +33,8 @@ static int sb_cmp(const void *a, const void *b)
 }
 
 /* The time column: seconds with nine decimals, or '-', right-aligned in
- * 20 characters (the width of the largest time), so that the columns after
- * it line up. */
+ * 20 characters (times up to 10^10 s, about 317 years, fit), so that the
+ * columns after it line up. */
 static void sb_time(int have_time, uint64_t time)
 {
 	if (have_time)

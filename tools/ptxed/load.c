@@ -60,16 +60,28 @@ static void ptxed_bad_range(const char *arg, uint64_t from, uint64_t to,
 	        prog, arg, pt_errstr(pte_invalid), to, from);
 }
 
-/* Whether @name is standard input ("-") or a pipe, FIFO or character
- * device: read from start to end, without seeking. */
+/* Whether @name is standard input ("-") or a pipe or FIFO (/dev/stdin of
+ * a pipe, a shell's <(...)): read from start to end, without seeking.
+ * (Not devices, which may never end: /dev/zero.) */
 static int ptxed_is_stream(const char *name)
 {
 	struct stat st;
 
 	if (strcmp(name, "-") == 0)
 		return 1;
-	return stat(name, &st) == 0 &&
-	       (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+	return stat(name, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/* A note that the trace @buf of @size bytes from @offset of @name is a
+ * perf.data file, which --perf reads (as a raw trace it fails). */
+static void ptxed_perf_note(const uint8_t *buf, uint64_t size, uint64_t offset,
+                            const char *name, const char *prog)
+{
+	if (!offset && size >= 8 && memcmp(buf, "PERFILE2", 8) == 0)
+		fprintf(stderr,
+		        "%s: note: %s is a perf.data file; --perf decodes the "
+		        "trace it holds.\n",
+		        prog, name);
 }
 
 /* ptxed_load_pt() for a stream @name (ptxed_is_stream()): all of it up to
@@ -84,7 +96,7 @@ static int ptxed_load_pt_stream(struct pt_config *config, const char *name,
 	uint8_t *buffer = NULL;
 	size_t got = 0;
 	FILE *file;
-	int status;
+	int status, errnum;
 
 	errno = 0;
 	file = in ? stdin : fopen(name, "rb");
@@ -94,6 +106,7 @@ static int ptxed_load_pt_stream(struct pt_config *config, const char *name,
 		return -1;
 	}
 	status = ptd_tool_read_all(file, limit, &buffer, &got);
+	errnum = errno; /* (fclose() may change it.) */
 	if (!in)
 		fclose(file);
 	if (status == -2) {
@@ -103,7 +116,7 @@ static int ptxed_load_pt_stream(struct pt_config *config, const char *name,
 	}
 	if (status < 0) {
 		fprintf(stderr, "%s: failed to load %s: %s.\n", prog, name,
-		        strerror(errno));
+		        strerror(errnum));
 		return -1;
 	}
 	if (!got) {
@@ -129,6 +142,7 @@ static int ptxed_load_pt_stream(struct pt_config *config, const char *name,
 	}
 	got -= (size_t)offset;
 	memmove(buffer, buffer + offset, got);
+	ptxed_perf_note(buffer, got, offset, name, prog);
 	config->begin = buffer;
 	config->end = buffer + got;
 	return 0;
@@ -194,11 +208,7 @@ int ptxed_load_pt(struct pt_config *config, char *arg, const char *prog)
 		return -1;
 	}
 	fclose(file);
-	if (!offset && size >= 8 && memcmp(buffer, "PERFILE2", 8) == 0)
-		fprintf(stderr,
-		        "%s: note: %s is a perf.data file; --perf decodes the "
-		        "trace it holds.\n",
-		        prog, arg);
+	ptxed_perf_note(buffer, size, offset, arg, prog);
 	config->begin = buffer;
 	config->end = buffer + size;
 	return 0;
@@ -207,18 +217,21 @@ int ptxed_load_pt(struct pt_config *config, char *arg, const char *prog)
 int ptxed_add_section(struct pt_image_section_cache *iscache,
                       struct pt_image *image, const char *file, uint64_t offset,
                       uint64_t size, uint64_t vaddr, const char *prog,
-                      int verbose)
+                      int flags)
 {
+	const int verbose = flags & ptxed_load_verbose;
 	int isid, err;
 
 	/* Addresses do not wrap: what lies beyond the end of the address
 	 * space is never fetched. */
 	if (vaddr && size > 0 - vaddr) {
-		fprintf(stderr,
-		        "%s: warning: %s at 0x%" PRIx64 ": 0x%" PRIx64
-		        " bytes extend beyond the end of the address space; "
-		        "cut there.\n",
-		        prog, file, vaddr, size - (0 - vaddr));
+		if (!(flags & ptxed_load_quiet))
+			fprintf(stderr,
+			        "%s: warning: %s at 0x%" PRIx64 ": 0x%" PRIx64
+			        " bytes extend beyond the end of the address "
+			        "space; "
+			        "cut there.\n",
+			        prog, file, vaddr, size - (0 - vaddr));
 		size = 0 - vaddr;
 	}
 	isid = pt_iscache_add_file(iscache, file, offset, size, vaddr);
@@ -247,7 +260,7 @@ int ptxed_add_section(struct pt_image_section_cache *iscache,
 
 int ptxed_load_raw(struct pt_image_section_cache *iscache,
                    struct pt_image *image, char *arg, const char *prog,
-                   int verbose)
+                   int flags)
 {
 	uint64_t base = 0, offset, size, fsize;
 	int err;
@@ -281,12 +294,12 @@ int ptxed_load_raw(struct pt_image_section_cache *iscache,
 	if (!size || fsize - offset < size)
 		size = fsize - offset;
 	return ptxed_add_section(iscache, image, arg, offset, size, base, prog,
-	                         verbose);
+	                         flags);
 }
 
 int ptxed_load_page_dump(struct pt_image_section_cache *iscache,
                          struct pt_image *image, const char *arg,
-                         const char *prog, int verbose)
+                         const char *prog, int flags)
 {
 	struct ptxed_page_run *runs;
 	const char *colon = strchr(arg, ':');
@@ -320,7 +333,7 @@ int ptxed_load_page_dump(struct pt_image_section_cache *iscache,
 		return -1;
 	}
 	/* (As --elf warns for a file without a loadable segment.) */
-	if (!nruns)
+	if (!nruns && !(flags & ptxed_load_quiet))
 		fprintf(stderr,
 		        "%s: warning: --page-dump %s: the address file maps no "
 		        "page: nothing loaded.\n",
@@ -328,7 +341,7 @@ int ptxed_load_page_dump(struct pt_image_section_cache *iscache,
 	for (i = 0; i < nruns && !err; ++i)
 		err = ptxed_add_section(iscache, image, colon + 1,
 		                        runs[i].offset, runs[i].size,
-		                        runs[i].vaddr, prog, verbose);
+		                        runs[i].vaddr, prog, flags);
 	free(runs);
 	free(addr_file);
 	return err;

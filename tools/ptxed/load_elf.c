@@ -28,7 +28,8 @@ static int ptxed_pread(FILE *file, uint64_t offset, void *buf, size_t size)
 /* Read the program headers into @segs (room for @max).  Returns the number
  * of PT_LOAD segments with file bytes, or -1 after a message. */
 static int ptxed_elf_segments(FILE *file, const char *name, uint64_t fsize,
-                              struct ptxed_segment **psegs, const char *prog)
+                              struct ptxed_segment **psegs, const char *prog,
+                              int flags)
 {
 	unsigned char ident[EI_NIDENT];
 	uint64_t phoff, phentsize, phnum, i;
@@ -116,21 +117,23 @@ static int ptxed_elf_segments(FILE *file, const char *name, uint64_t fsize,
 		 * left out, one that reaches beyond it is cut there (a
 		 * truncated core file, say), with a warning. */
 		if (seg.offset >= fsize) {
-			fprintf(stderr,
-			        "%s: warning: %s: segment %" PRIu64
-			        " (program header at offset 0x%" PRIx64
-			        ") lies beyond the end of the file; "
-			        "left out.\n",
-			        prog, name, i, at);
+			if (!(flags & ptxed_load_quiet))
+				fprintf(stderr,
+				        "%s: warning: %s: segment %" PRIu64
+				        " (program header at offset 0x%" PRIx64
+				        ") lies beyond the end of the file; "
+				        "left out.\n",
+				        prog, name, i, at);
 			continue;
 		}
 		if (seg.filesz > fsize - seg.offset) {
-			fprintf(stderr,
-			        "%s: warning: %s: segment %" PRIu64
-			        " (program header at offset 0x%" PRIx64
-			        ") extends beyond the end of the file; "
-			        "cut there.\n",
-			        prog, name, i, at);
+			if (!(flags & ptxed_load_quiet))
+				fprintf(stderr,
+				        "%s: warning: %s: segment %" PRIu64
+				        " (program header at offset 0x%" PRIx64
+				        ") extends beyond the end of the file; "
+				        "cut there.\n",
+				        prog, name, i, at);
 			seg.filesz = fsize - seg.offset;
 		}
 		segs[n++] = seg;
@@ -151,7 +154,7 @@ bad_phentsize:
 
 int ptxed_load_elf(struct pt_image_section_cache *iscache,
                    struct pt_image *image, const char *name, uint64_t base,
-                   int has_base, const char *prog, int verbose)
+                   int has_base, const char *prog, int flags)
 {
 	struct ptxed_segment *segs = NULL;
 	uint64_t fsize, low = UINT64_MAX, shift = 0;
@@ -171,7 +174,7 @@ int ptxed_load_elf(struct pt_image_section_cache *iscache,
 		return -1;
 	}
 	fsize = (uint64_t)ftello(file);
-	n = ptxed_elf_segments(file, name, fsize, &segs, prog);
+	n = ptxed_elf_segments(file, name, fsize, &segs, prog, flags);
 	fclose(file);
 	if (n < 0)
 		return -1;
@@ -186,10 +189,10 @@ int ptxed_load_elf(struct pt_image_section_cache *iscache,
 	for (i = 0; i < n; ++i)
 		if (ptxed_add_section(iscache, image, name, segs[i].offset,
 		                      segs[i].filesz, segs[i].vaddr + shift,
-		                      prog, verbose) == 0)
+		                      prog, flags) == 0)
 			added += 1;
 	free(segs);
-	if (!added)
+	if (!added && !(flags & ptxed_load_quiet))
 		fprintf(stderr,
 		        "%s: warning: %s: did not find any loadable segment.\n",
 		        prog, name);

@@ -14,10 +14,11 @@
 
 #include <stdint.h>
 
-/* Load @file.  @has_base says whether @base was given.  Returns 0, or -1
- * after a message to stderr that names the byte offset of bad data. */
+/* Load @file.  @has_base says whether @base was given; @flags are enum
+ * ptxed_load_flags (load.h).  Returns 0, or -1 after a message to stderr
+ * that names the byte offset of bad data. */
 int ptxed_load_elf(struct pt_image_section_cache *iscache,
                    struct pt_image *image, const char *file, uint64_t base,
-                   int has_base, const char *prog, int verbose);
+                   int has_base, const char *prog, int flags);
 
 #endif /* PTXED_LOAD_ELF_H */

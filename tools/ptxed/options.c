@@ -397,12 +397,8 @@ static int ptxed_config_option(struct ptxed_run *run, const char *arg, int *idx,
 			config->mtc_freq = (uint8_t)number;
 			run->given |= ptd_tool_given_mtc_freq;
 			/* (Once, not again for each AUX area.) */
-			if (number > 15 && !run->areas.later)
-				fprintf(stderr,
-				        "%s: warning: --mtc-freq %" PRIu64
-				        " is no MTCFreq (a 4-bit field, 0 to "
-				        "15): MTC packets cannot be used.\n",
-				        prog, number);
+			if (!run->areas.later)
+				ptd_tool_mtc_freq_check(number, prog, stderr);
 		} else {
 			config->nom_freq = (uint8_t)number;
 			run->given |= ptd_tool_given_nom_freq;
@@ -453,6 +449,14 @@ static enum ptxed_parse_status ptxed_perf_and_sideband(const char *prog)
 	return ptxed_parse_error;
 }
 
+/* How --raw, --elf and --page-dump load (enum ptxed_load_flags): their
+ * warnings once, not again for each later AUX area of --perf. */
+static int ptxed_load_flags_of(const struct ptxed_run *run)
+{
+	return (run->options.verbose ? ptxed_load_verbose : 0) |
+	       (run->areas.later ? ptxed_load_quiet : 0);
+}
+
 enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
                                     char *argv[], int later,
                                     struct ptd_perf *shared, const char *prog)
@@ -490,8 +494,9 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 		if (ptxed_flag_option(run, arg))
 			continue;
 		if (!strcmp(arg, "--perf:images")) {
-			/* It changes how --perf loads the file. */
-			if (ptxed_have_decoder(decoder)) {
+			/* It changes how --perf loads the file (after --pt it
+			 * does nothing, and says so below). */
+			if (run->perf_argi) {
 				fprintf(stderr,
 				        "%s: please specify %s before "
 				        "--perf.\n",
@@ -586,7 +591,7 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 		} else if (!strcmp(option, "--raw")) {
 			if (ptxed_load_raw(decoder->iscache, decoder->image,
 			                   arg, prog,
-			                   run->options.verbose) < 0) {
+			                   ptxed_load_flags_of(run)) < 0) {
 				fprintf(stderr,
 				        "%s: --raw: failed to load '%s'.\n",
 				        prog, arg);
@@ -598,11 +603,11 @@ enum ptxed_parse_status ptxed_parse(struct ptxed_run *run, int argc,
 
 			if (ptxed_load_elf(decoder->iscache, decoder->image,
 			                   arg, base, has_base, prog,
-			                   run->options.verbose) < 0)
+			                   ptxed_load_flags_of(run)) < 0)
 				return ptxed_parse_error;
 		} else if (ptxed_load_page_dump(decoder->iscache,
 		                                decoder->image, arg, prog,
-		                                run->options.verbose) < 0) {
+		                                ptxed_load_flags_of(run)) < 0) {
 			return ptxed_parse_error;
 		}
 	}

@@ -44,7 +44,8 @@ struct ptxed_sb {
 	 * the one it has (NULL: ptxed's own, until the first switch). */
 	struct pt_image *switch_to;
 	const struct pt_image *in_use;
-	/* Memory ran out for the channels or a context (said once). */
+	/* Memory ran out for the sideband: for the channels or a context
+	 * (said once), or for a map or a fork's image (each an error line). */
 	int failed;
 	const char *prog;
 };
@@ -303,11 +304,10 @@ static void sb_mmap(struct ptxed_sb *sb, const struct ptd_sb_channel *ch)
 		int n = snprintf(path, sizeof(path), "%s%.*s", root,
 		                 (int)f->len, f->str);
 
-		/* A name cut short could name another file. */
+		/* A name cut short could name another file: the file cannot
+		 * be read, as for a file that does not exist. */
 		if (n < 0 || (size_t)n >= sizeof(path)) {
-			ptd_sb_warning(
-			        &sb->session, ch,
-			        "image section lost: file name too long");
+			ptd_sb_error(&sb->session, ch, -pte_bad_file);
 			return;
 		}
 	}
@@ -317,6 +317,8 @@ static void sb_mmap(struct ptxed_sb *sb, const struct ptd_sb_channel *ch)
 	             r->u.mmap.pgoff);
 	if (err < 0)
 		ptd_sb_error(&sb->session, ch, err);
+	if (err == -pte_nomem)
+		sb->failed = 1;
 }
 
 /* ---- records ----------------------------------------------------------- */
@@ -379,8 +381,10 @@ static void sb_apply(struct ptd_sb_channel *ch, void *ctxp)
 			struct ptxed_ctx *child = sb_new(sb, r->u.task.pid);
 
 			if (child && parent &&
-			    pt_image_copy(child->image, parent->image) < 0)
+			    pt_image_copy(child->image, parent->image) < 0) {
 				ptd_sb_error(&sb->session, ch, -pte_nomem);
+				sb->failed = 1;
+			}
 		}
 		break;
 
