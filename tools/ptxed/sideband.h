@@ -52,8 +52,9 @@ int ptxed_sb_any(const struct ptxed_sb *sb);
 /* Read the first record of each file (before decoding starts). */
 void ptxed_sb_start(struct ptxed_sb *sb);
 
-/* Whether memory ran out for the sideband (said once on standard error;
- * decoding goes on with what it has, and ptxed's exit status is 1). */
+/* Whether memory ran out for the sideband (said once on standard error, or
+ * in a sideband error line for a map or a fork; decoding goes on with what
+ * it has, and ptxed's exit status is 1). */
 int ptxed_sb_failed(const struct ptxed_sb *sb);
 
 /* After @decoder gave @event (printed or not): print and apply the records
