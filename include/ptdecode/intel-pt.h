@@ -1738,10 +1738,14 @@ extern pt_export void pt_insn_free_decoder(struct pt_insn_decoder *decoder);
 extern pt_export int pt_insn_sync_forward(struct pt_insn_decoder *decoder);
 
 /** Like pt_insn_sync_forward(), but onto the last PSB before the current
- * position (the last one in the buffer if not synchronized yet).  Returns
- * the status flags, or -pte_invalid for a NULL @decoder, -pte_eos if no
- * (complete) PSB+ lies before the position, or a decode error of the
- * PSB+. */
+ * position (the last one in the buffer if not synchronized yet); right
+ * after a backward synchronization, onto the PSB before the one that found,
+ * whatever the decoder did since (decoded on, or failed), so that a loop of
+ * these calls walks back to the start, with or without decoding in between
+ * (docs/flow.md).  Returns the status flags, or -pte_invalid for a NULL
+ * @decoder, -pte_eos if no (complete) PSB+ lies before that position, or a
+ * decode error of the PSB+ or of the events right after it (the next call
+ * then goes on before that PSB). */
 extern pt_export int pt_insn_sync_backward(struct pt_insn_decoder *decoder);
 
 /** Like pt_insn_sync_forward(), but onto the PSB at @offset.  Returns the

@@ -691,7 +691,6 @@ int pt_blk_next(struct pt_block_decoder *decoder, struct pt_block *ublock,
 	if (!decoder || !ublock)
 		return -pte_invalid;
 	flow = &decoder->flow;
-	flow->fresh_sync = 0;
 	ptd_fmem_check(&flow->mem);
 
 	block = size == sizeof(local) ? ublock : &local;

@@ -837,31 +837,41 @@ static int flow_check_ip_event(struct ptd_flow *flow,
 static int flow_sync(struct ptd_flow *flow, enum ptd_qsrc_how how,
                      uint64_t offset)
 {
-	const int fresh = flow->fresh_sync, backward = how == ptd_qsrc_backward;
+	const int backward = how == ptd_qsrc_backward;
 	int status;
 
-	if (backward && fresh)
+	if (!backward)
+		flow->back_known = 0;
+	else if (flow->back_known) {
 		how = ptd_qsrc_backward_on;
-	flow->fresh_sync = 0;
+		offset = flow->back_psb;
+	}
 	flow_reset(flow);
 	ptd_fmem_check(&flow->mem);
 	status = ptd_qsrc_sync(&flow->qs, how, offset, &flow->ip);
 	if (status < 0) {
-		/* No PSB (there): libipt's decoder stays where it was, so a
-		 * backward synchronization goes from there as before. */
-		if (status == -pte_eos)
-			flow->fresh_sync = fresh ? 1 : 0;
+		uint64_t at;
+
+		/* A PSB+ that failed: the next backward synchronization goes
+		 * to a PSB before where the query decoder stopped, as
+		 * libipt's does.  (No PSB (there): the decoder stays where it
+		 * was, as libipt's, and a later backward synchronization
+		 * goes from there as before.) */
+		if (backward && status != -pte_eos &&
+		    pt_qry_get_offset(flow->qs.qry, &at) >= 0) {
+			flow->back_known = 1;
+			flow->back_psb = at;
+		}
 		return status;
+	}
+	if (backward) {
+		flow->back_known = flow->qs.sync_known ? 1 : 0;
+		flow->back_psb = flow->qs.sync_offset;
 	}
 	flow->status = status;
 	if (!(status & pts_ip_suppressed))
 		flow->enabled = 1;
-	status = flow_check_ip_event(flow, NULL);
-	/* (Only a backward synchronization: libipt's forward ones read the
-	 * PSB+'s events as ours do.) */
-	if (status >= 0 && backward)
-		flow->fresh_sync = 1;
-	return status;
+	return flow_check_ip_event(flow, NULL);
 }
 
 int ptd_flow_sync(struct ptd_flow *flow, enum ptd_qsrc_how how, uint64_t offset)
@@ -1111,7 +1121,5 @@ static int flow_event(struct ptd_flow *flow, struct pt_event *uevent,
 
 int ptd_flow_event(struct ptd_flow *flow, struct pt_event *uevent, size_t size)
 {
-	/* (Fetching the events leaves fresh_sync: libipt's backward
-	 * synchronization announces none, and its decoder does not move.) */
 	return ptd_qsrc_result(&flow->qs, flow_event(flow, uevent, size));
 }

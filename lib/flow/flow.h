@@ -62,14 +62,16 @@ struct ptd_flow {
 	/* An Event Trace event of an asynchronous transfer was reported at
 	 * the current IP: its target comes as the next TIP. */
 	uint32_t et_branch : 1;
-	/* Synchronized backward, and the caller has asked for no
-	 * instruction or block since (events are fine): the next backward
-	 * synchronization starts where the query decoder's synchronization
-	 * left it, as libipt 2.0.5's, whose backward synchronization
-	 * announces no events and so reads nothing more (ours reads them),
-	 * so that a loop of them goes back PSB by PSB.  A forward or set
-	 * synchronization reads the PSB+'s events in libipt, too. */
-	uint32_t fresh_sync : 1;
+	/* The last synchronization was a backward one, to the PSB at
+	 * @back_psb (whatever the decoder did after its PSB+: an error, or
+	 * decoding on): the next backward synchronization goes to the PSB
+	 * before that one, so that a loop of backward synchronizations goes
+	 * back PSB by PSB to the start, with or without decoding in between
+	 * (libipt 2.0.5's does without, as its backward synchronization reads
+	 * nothing after the PSB+).  A forward or set synchronization ends
+	 * it. */
+	uint32_t back_known : 1;
+	uint64_t back_psb;
 };
 
 /* Set up @flow for @config (copied) with the time engine options @tconfig

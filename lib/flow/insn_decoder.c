@@ -239,7 +239,6 @@ int pt_insn_next(struct pt_insn_decoder *decoder, struct pt_insn *uinsn,
 
 	if (!decoder || !uinsn)
 		return -pte_invalid;
-	decoder->flow.fresh_sync = 0;
 	/* (The expectation keeps gcc from compiling the fast path as a cold
 	 * one, with a `rep stos` for its memset() that halved the speed.) */
 	if (__builtin_expect(

@@ -291,15 +291,6 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, enum ptd_qsrc_how how, uint64_t offset,
 {
 	int status;
 
-	/* Backward from where the last synchronization left the query
-	 * decoder needs that offset. */
-	if (how == ptd_qsrc_backward_on) {
-		if (!qs->sync_at_known)
-			how = ptd_qsrc_backward;
-		else
-			offset = qs->sync_at;
-	}
-
 	/* After a query error, the batch synchronized forward itself.  (Only
 	 * if the pull API could not take over before the error, see
 	 * qsrc_status().) */
@@ -312,7 +303,6 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, enum ptd_qsrc_how how, uint64_t offset,
 		 * one), whose calls are replayed up to the error to find the
 		 * pull API's PSB. */
 		qs->log_clean = 0;
-		qs->sync_at_known = 0;
 		qs->pos++;
 		qs->used = 0;
 		it = qsrc_peek(qs);
@@ -383,16 +373,9 @@ int ptd_qsrc_sync(struct ptd_qsrc *qs, enum ptd_qsrc_how how, uint64_t offset,
 	}
 	qsrc_log_restart(qs);
 	qs->sync_known = 0;
-	if (status >= 0) {
+	if (status >= 0)
 		qs->sync_known =
 		        pt_qry_get_sync_offset(qs->qry, &qs->sync_offset) >= 0;
-		qs->sync_at_known =
-		        pt_qry_get_offset(qs->qry, &qs->sync_at) >= 0;
-	} else if (status != -pte_eos) {
-		qs->sync_at_known = 0;
-	}
-	/* (Else no PSB lay there: as in libipt, the decoder stays where it
-	 * was for the next backward synchronization.) */
 	qsrc_pull_time(qs);
 	return status;
 }

@@ -77,10 +77,6 @@ struct ptd_qsrc {
 	 * the results taken since. */
 	uint64_t sync_offset;
 	int sync_known;
-	/* Where that synchronization left the query decoder (the offset
-	 * pt_qry_get_offset() gave right after it), if known. */
-	uint64_t sync_at;
-	int sync_at_known;
 	/* The calls made since then, one byte each (ptd_qsrc_call_*), as
 	 * the pull API would have seen them, for the replay. */
 	uint8_t *log;
@@ -129,15 +125,14 @@ enum ptd_qsrc_how {
 	ptd_qsrc_backward,
 	/* pt_qry_sync_set() at the offset given. */
 	ptd_qsrc_set,
-	/* Backward from where the last synchronization left the query
-	 * decoder (ptd_qry_sync_backward_from()); as ptd_qsrc_backward where
-	 * that is not known. */
+	/* Backward to the last PSB before the offset given
+	 * (ptd_qry_sync_backward_from()). */
 	ptd_qsrc_backward_on
 };
 
 /* Synchronize the query decoder as @how says (@offset only for
- * ptd_qsrc_set); stores the PSB+'s IP to @ip.  Returns status flags or a
- * negative error. */
+ * ptd_qsrc_set and ptd_qsrc_backward_on); stores the PSB+'s IP to @ip.  Returns
+ * status flags or a negative error. */
 int ptd_qsrc_sync(struct ptd_qsrc *qs, enum ptd_qsrc_how how, uint64_t offset,
                   uint64_t *ip);
 

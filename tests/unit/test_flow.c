@@ -1897,6 +1897,151 @@ static void test_sync_backward_loop(void **state)
 	}
 }
 
+/* The PSB offsets, in order, of the trace @buf of @size bytes (as forward
+ * synchronizations of a query decoder find them) into @out; their count. */
+static int psb_offsets(const uint8_t *buf, size_t size, uint64_t *out, int n)
+{
+	struct pt_config config;
+	struct pt_query_decoder *q;
+	int k = 0;
+
+	pt_config_init(&config);
+	config.begin = (uint8_t *)buf;
+	config.end = (uint8_t *)buf + size;
+	q = pt_qry_alloc_decoder(&config);
+	assert_non_null(q);
+	while (k < n) {
+		uint64_t ip, off;
+		int status = pt_qry_sync_forward(q, &ip);
+
+		if (status == -pte_eos)
+			break;
+		if (pt_qry_get_sync_offset(q, &off) < 0)
+			break;
+		if (!k || off != out[k - 1])
+			out[k++] = off;
+	}
+	pt_qry_free_decoder(q);
+	return k;
+}
+
+/* A walk of backward synchronizations that decodes each segment in between
+ * (events fetched, then pt_*_next() until an error) reaches the start and
+ * ends with -pte_eos, also when the last segment fails right after its
+ * PSB+ (a TIP.PGE cut off by the end of the buffer): after a backward
+ * synchronization, the next one goes to the PSB before it, wherever the
+ * decoder went since (libipt 2.0.5's gets there only because its first
+ * pt_*_next() after a backward synchronization fails without moving;
+ * docs/flow.md).  Each PSB is visited once, newest first. */
+static void test_sync_backward_walk(void **state)
+{
+	int cut;
+
+	(void)state;
+	for (cut = 0; cut < 2; ++cut) {
+		struct trace t = {0};
+		uint8_t buf[256];
+		uint64_t psbs[8];
+		size_t size;
+		int npsb, blocks;
+
+		psb(&t, 0x1000);
+		tnt(&t, "tttt");
+		psb(&t, 0x1000);
+		tnt(&t, "tttt");
+		psb(&t, 0x1000);
+		tnt(&t, "tt");
+		if (cut) {
+			/* A TIP.PGE after a PSB+ without FUP, cut short. */
+			add(&t, ppt_psb);
+			mode(&t, ptem_64bit);
+			add(&t, ppt_psbend);
+			t.tail[0] = 0x11; /* TIP.PGE, 16-bit IP: two more */
+			t.tail[1] = 0x00;
+			t.ntail = 2;
+		}
+		size = encode(buf, sizeof(buf), &t);
+		npsb = psb_offsets(buf, size, psbs, 8);
+		assert_int_equal(npsb, 3 + cut);
+		for (blocks = 0; blocks < 2; ++blocks) {
+			struct pt_insn_decoder *id = NULL;
+			struct pt_block_decoder *bd = NULL;
+			struct pt_config config;
+			struct pt_image *image;
+			int walk, seen = 0;
+
+			pt_config_init(&config);
+			config.begin = buf;
+			config.end = buf + size;
+			image = pt_image_alloc("walk");
+			assert_non_null(image);
+			assert_int_equal(ptd_image_add_buffer(image, loop_code,
+			                                      sizeof(loop_code),
+			                                      NULL, 0x1000, 1),
+			                 0);
+			if (blocks) {
+				bd = pt_blk_alloc_decoder(&config);
+				assert_int_equal(pt_blk_set_image(bd, image),
+				                 0);
+			} else {
+				id = pt_insn_alloc_decoder(&config);
+				assert_int_equal(pt_insn_set_image(id, image),
+				                 0);
+			}
+			for (walk = 0; walk < 16; ++walk) {
+				uint64_t off = 0;
+				int status = blocks ? pt_blk_sync_backward(bd)
+				                    : pt_insn_sync_backward(id);
+				int k;
+
+				if (status == -pte_eos)
+					break;
+				assert_int_equal(
+				        blocks ? pt_blk_get_sync_offset(bd,
+				                                        &off)
+				               : pt_insn_get_sync_offset(id,
+				                                         &off),
+				        0);
+				assert_true(seen < npsb);
+				assert_int_equal(off, psbs[npsb - 1 - seen]);
+				seen++;
+				for (k = 0; k < 64 && status >= 0; ++k) {
+					struct pt_event ev;
+					struct pt_insn insn;
+					struct pt_block block;
+
+					if (status & pts_event_pending)
+						status =
+						        blocks ? pt_blk_event(
+						                         bd,
+						                         &ev,
+						                         sizeof(ev))
+						               : pt_insn_event(
+						                         id,
+						                         &ev,
+						                         sizeof(ev));
+					else
+						status =
+						        blocks ? pt_blk_next(
+						                         bd,
+						                         &block,
+						                         sizeof(block))
+						               : pt_insn_next(
+						                         id,
+						                         &insn,
+						                         sizeof(insn));
+				}
+			}
+			/* Every PSB, then the end. */
+			assert_int_equal(seen, npsb);
+			assert_true(walk < 16);
+			pt_insn_free_decoder(id);
+			pt_blk_free_decoder(bd);
+			pt_image_free(image);
+		}
+	}
+}
+
 static void test_api(void **state)
 {
 	uint8_t buf[64];
@@ -1973,6 +2118,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_event_trace),
 	        cmocka_unit_test(test_image_change),
 	        cmocka_unit_test(test_sync_backward_loop),
+	        cmocka_unit_test(test_sync_backward_walk),
 	        cmocka_unit_test(test_api),
 	};
 
