@@ -1822,8 +1822,8 @@ extern pt_export int pt_insn_asid(const struct pt_insn_decoder *decoder,
  * the events with pt_insn_event() before the next call; they belong
  * between this instruction and the next.  pts_eos: the trace ends; later
  * calls fail with -pte_eos once trace would be needed.  Errors:
- * -pte_invalid (NULL argument), -pte_nosync (not synchronized),
- * -pte_no_enable (tracing is disabled and no event enables it),
+ * -pte_invalid (NULL argument), -pte_no_enable (not synchronized yet, as
+ * in libipt, or tracing is disabled and no event enables it),
  * -pte_eos (end of the trace), -pte_nomap (no code at the IP; @insn has
  * the IP and mode), -pte_bad_insn (not a valid instruction),
  * -pte_bad_query (trace and code disagree), -pte_bad_retcomp,

@@ -147,17 +147,23 @@ static int fmem_fetch_image(struct ptd_fmem *mem, struct ptd_finsn *insn,
 	uint16_t have = 0;
 	int isid = 0, err;
 
+	/* Where no section holds the IP, libipt's decoders report the isid
+	 * -pte_nomap, unless the read-memory callback answered (0). */
+	insn->isid = -pte_nomap;
 	if (!mem->image)
 		return -pte_nomap;
 	while (have < pt_max_insn_size) {
-		int part_isid = 0;
+		/* (ptd_image_read() sets 0 if it asked the callback.) */
+		int part_isid = -pte_nomap;
 		int got = ptd_image_read(
 		        mem->image, &part_isid, insn->buf + have,
 		        (uint16_t)(pt_max_insn_size - have), asid, ip + have);
 
 		if (got < 0) {
-			if (!have)
+			if (!have) {
+				insn->isid = got == -pte_nomap ? part_isid : 0;
 				return got;
+			}
 			break;
 		}
 		if (!got)
@@ -205,10 +211,7 @@ int ptd_fmem_fetch_slow(struct ptd_fmem *mem, struct ptd_finsn *insn,
 				return err;
 			/* No section: maybe the read-memory callback. */
 			insn->sec = NULL;
-			err = fmem_fetch_image(mem, insn, asid, ip, mode, 0);
-			if (err == -pte_nomap)
-				insn->isid = -pte_nomap;
-			return err;
+			return fmem_fetch_image(mem, insn, asid, ip, mode, 0);
 		}
 		sec = mem->cur;
 	}

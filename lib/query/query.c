@@ -1706,9 +1706,14 @@ static int ptd_qry_start(struct pt_query_decoder *decoder, const uint8_t *pos,
 		return err;
 
 	/* The start IP is the PSB+'s, before reading ahead into a next
-	 * PSB+. */
-	if (ip && ptd_last_ip_query(ip, &decoder->ip) == 0)
-		ip = NULL;
+	 * PSB+; without one 0, as libipt stores it, also where the read-ahead
+	 * then fails. */
+	if (ip) {
+		if (ptd_last_ip_query(ip, &decoder->ip) == 0)
+			ip = NULL;
+		else
+			*ip = 0;
+	}
 
 	err = ptd_qry_read_ahead(decoder);
 	if (err < 0)

@@ -816,6 +816,68 @@ static void test_nomap_bad_insn(void **state)
 	       "[enabled 9000] E-13@37");
 }
 
+/* pt_insn_next() at an IP no section holds: insn.isid is -pte_nomap (libipt's
+ * quirk), but 0 where the read-memory callback was asked and answered
+ * -pte_nomap, as libipt's (ptdecode said -pte_nomap there too until stop
+ * 30). */
+static int nomap_cb(uint8_t *buffer, size_t size, const struct pt_asid *asid,
+                    uint64_t addr, void *context)
+{
+	(void)buffer;
+	(void)size;
+	(void)asid;
+	(void)addr;
+	(void)context;
+	return -pte_nomap;
+}
+
+static void test_nomap_isid(void **state)
+{
+	struct trace t = {0};
+	uint8_t buf[128];
+	size_t size;
+	int with_cb;
+
+	(void)state;
+	psb(&t, 0);
+	ip(&t, ppt_tip_pge, 0x9000);
+	size = encode(buf, sizeof(buf), &t);
+	for (with_cb = 0; with_cb < 2; ++with_cb) {
+		struct pt_insn_decoder *id;
+		struct pt_config config;
+		struct pt_image *image;
+		struct pt_insn insn;
+		int status;
+
+		pt_config_init(&config);
+		config.begin = buf;
+		config.end = buf + size;
+		image = pt_image_alloc("nomap");
+		assert_non_null(image);
+		if (with_cb)
+			assert_int_equal(
+			        pt_image_set_callback(image, nomap_cb, NULL),
+			        0);
+		id = pt_insn_alloc_decoder(&config);
+		assert_non_null(id);
+		assert_int_equal(pt_insn_set_image(id, image), 0);
+		status = pt_insn_sync_forward(id);
+		while (status >= 0 && (status & pts_event_pending)) {
+			struct pt_event ev;
+
+			status = pt_insn_event(id, &ev, sizeof(ev));
+		}
+		assert_true(status >= 0);
+		memset(&insn, 0x55, sizeof(insn));
+		assert_int_equal(pt_insn_next(id, &insn, sizeof(insn)),
+		                 -pte_nomap);
+		assert_int_equal(insn.ip, 0x9000);
+		assert_int_equal(insn.isid, with_cb ? 0 : -pte_nomap);
+		pt_insn_free_decoder(id);
+		pt_image_free(image);
+	}
+}
+
 /* The decoders that path_run(), ratio_run() and ptxed_run() drive: over a
  * copy of the trace and an image of @s's code. */
 struct dec {
@@ -2107,6 +2169,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_asid),
 	        cmocka_unit_test(test_tsx),
 	        cmocka_unit_test(test_nomap_bad_insn),
+	        cmocka_unit_test(test_nomap_isid),
 	        cmocka_unit_test(test_sync_offset_after_error),
 	        cmocka_unit_test(test_indirect_past_tnt),
 	        cmocka_unit_test(test_end_status),

@@ -287,6 +287,24 @@ static void test_sync_no_ip(void **state)
 	assert_true(status >= 0);
 	assert_true(ip == 0);
 	pt_qry_free_decoder(dec);
+
+	/* Also where the read-ahead after the PSB+ fails (an unknown opcode
+	 * after the PSBEND): the error, and 0 in *ip, as libipt's (ptdecode
+	 * left *ip alone there until stop 30). */
+	n = 0;
+	packets[n++] = pkt(ppt_psb);
+	packets[n++] = pkt(ppt_psbend);
+	size = encode(buf, sizeof(buf), packets, n);
+	buf[size++] = 0x02;
+	buf[size++] = 0xff;
+	dec = qry_on(&config, buf, size);
+	ip = 0xdead;
+	assert_int_equal(pt_qry_sync_forward(dec, &ip), -pte_bad_opc);
+	assert_true(ip == 0);
+	ip = 0xdead;
+	assert_int_equal(pt_qry_sync_set(dec, &ip, 0), -pte_bad_opc);
+	assert_true(ip == 0);
+	pt_qry_free_decoder(dec);
 }
 
 static void test_ovf(void **state)
