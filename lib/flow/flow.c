@@ -850,17 +850,27 @@ static int flow_sync(struct ptd_flow *flow, enum ptd_qsrc_how how,
 	ptd_fmem_check(&flow->mem);
 	status = ptd_qsrc_sync(&flow->qs, how, offset, &flow->ip);
 	if (status < 0) {
-		uint64_t at;
+		uint64_t at, psb;
+		int have;
 
 		/* A PSB+ that failed: the next backward synchronization goes
 		 * to a PSB before where the query decoder stopped, as
-		 * libipt's does.  (No PSB (there): the decoder stays where it
-		 * was, as libipt's, and a later backward synchronization
-		 * goes from there as before.) */
-		if (backward && status != -pte_eos &&
-		    pt_qry_get_offset(flow->qs.qry, &at) >= 0) {
-			flow->back_known = 1;
-			flow->back_psb = at;
+		 * libipt's does, or before the failed PSB itself where that
+		 * lies before (libipt's would try that PSB again).  (No PSB
+		 * (there): the decoder stays where it was, as libipt's, and a
+		 * later backward synchronization goes from there as
+		 * before.) */
+		if (backward && status != -pte_eos) {
+			have = pt_qry_get_offset(flow->qs.qry, &at) >= 0;
+			if (pt_qry_get_sync_offset(flow->qs.qry, &psb) >= 0 &&
+			    (!have || psb < at)) {
+				at = psb;
+				have = 1;
+			}
+			if (have) {
+				flow->back_known = 1;
+				flow->back_psb = at;
+			}
 		}
 		return status;
 	}
