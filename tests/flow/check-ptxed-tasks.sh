@@ -208,6 +208,17 @@ else
 	echo "ok: --perf:tasks without --perf:images warns"
 fi
 
+# --help after a --perf whose first area cannot be loaded: the help once
+# (from the next area's run, which gets to it), and the end.
+"$ptxed" --perf:images --perf "$dir/tasks.data" --help >"$dir/out" 2>&1
+if [ "$(grep -c '^usage: ' "$dir/out")" -ne 1 ]; then
+	echo "FAIL: --help after --perf of several areas, not once:"
+	grep -c '^usage: ' "$dir/out"
+	fail=1
+else
+	echo "ok: --help after --perf of several areas: once"
+fi
+
 # A perf.data file given to --pt: a note that --perf reads it.
 "$ptxed" --pt "$dir/tasks.data" >/dev/null 2>"$dir/err"
 if ! grep -q 'tasks\.data is a perf\.data file; --perf decodes' "$dir/err"

@@ -146,6 +146,11 @@ static int ptxed_more_areas(struct ptxed_run *run, int argc, char **orig,
 				status = 1;
 			break;
 		case ptxed_parse_done:
+			/* --help or --version after a --perf whose first area
+			 * could not be loaded (the first run stopped there):
+			 * said once, and the end, as when the first run gets
+			 * to it. */
+			k = areas.num_rest;
 			break;
 		case ptxed_parse_error:
 			/* (An area that cannot be loaded is its own
