@@ -21,12 +21,7 @@ endforeach()
 
 # The sideband targets run the tools' sideband code too.
 include(${PROJECT_SOURCE_DIR}/fuzz/sideband_sources.cmake)
-target_sources(fuzz_sideband_replay PRIVATE ${PTD_FUZZ_SB_SOURCES})
-target_sources(fuzz_ptxed_sb_replay PRIVATE ${PTD_FUZZ_SB_SOURCES}
-  ${PTD_FUZZ_PTXED_SB_SOURCES})
-foreach(t fuzz_sideband_replay fuzz_ptxed_sb_replay)
-  target_include_directories(${t} PRIVATE ${PTD_FUZZ_SB_INCLUDES})
-endforeach()
+ptd_fuzz_sideband_targets(fuzz_sideband_replay fuzz_ptxed_sb_replay)
 
 target_sources(fuzz_flow_batch_replay PRIVATE
   ${PROJECT_SOURCE_DIR}/tests/flow_batch/fb_check.c)

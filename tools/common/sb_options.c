@@ -91,30 +91,24 @@ static const char *sb_string(int argc, char *argv[], int *idx, const char *prog,
 static int sb_load(struct ptd_sb_channel *ch, const char *path, uint64_t from,
                    uint64_t size, const char *prog, FILE *err)
 {
+	const char *why = NULL;
 	struct stat st;
 	FILE *file;
 	uint64_t end;
 	size_t got;
 
-	/* libipt's words, and why. */
 	file = fopen(path, "rb");
-	if (!file) {
+	if (!file || fstat(fileno(file), &st) != 0)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = S_ISDIR(st.st_mode) ? strerror(EISDIR)
+		                          : "not a regular file";
+	if (why) {
+		/* libipt's words, and why. */
 		fprintf(err, "%s: error loading %s: %s (%s).\n", prog, path,
-		        pt_errstr(pte_bad_file), strerror(errno));
-		return -1;
-	}
-	if (fstat(fileno(file), &st) != 0) {
-		fprintf(err, "%s: error loading %s: %s (%s).\n", prog, path,
-		        pt_errstr(pte_bad_file), strerror(errno));
-		fclose(file);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		fprintf(err, "%s: error loading %s: %s (%s).\n", prog, path,
-		        pt_errstr(pte_bad_file),
-		        S_ISDIR(st.st_mode) ? strerror(EISDIR)
-		                            : "not a regular file");
-		fclose(file);
+		        pt_errstr(pte_bad_file), why);
+		if (file)
+			fclose(file);
 		return -1;
 	}
 	end = (uint64_t)st.st_size;

@@ -84,6 +84,35 @@ static void ptxed_perf_note(const uint8_t *buf, uint64_t size, uint64_t offset,
 		        prog, name);
 }
 
+/* Check the range [@offset, @offset + *@size) (*@size 0: to the end) of
+ * the @total bytes of @name (@what: "the file", or "it" for a stream), and
+ * set *@size to the range's size.  Returns 0, or -1 after a message. */
+static int ptxed_check_range(const char *name, const char *what, uint64_t total,
+                             uint64_t offset, uint64_t *size, const char *prog)
+{
+	if (!total) {
+		fprintf(stderr, "%s: %s is empty.\n", prog, name);
+		return -1;
+	}
+	if (total <= offset) {
+		fprintf(stderr,
+		        "%s: bad offset 0x%" PRIx64
+		        " into %s: %s has 0x%" PRIx64 " bytes.\n",
+		        prog, offset, name, what, total);
+		return -1;
+	}
+	if (!*size) {
+		*size = total - offset;
+	} else if (total - offset < *size) {
+		fprintf(stderr,
+		        "%s: bad range 0x%" PRIx64 " in %s: %s has 0x%" PRIx64
+		        " bytes.\n",
+		        prog, offset + *size, name, what, total);
+		return -1;
+	}
+	return 0;
+}
+
 /* ptxed_load_pt() for a stream @name (ptxed_is_stream()): all of it up to
  * the end of the range [@offset, @offset + @size) (@size 0: to the end),
  * then the range checked as for a file. */
@@ -119,32 +148,14 @@ static int ptxed_load_pt_stream(struct pt_config *config, const char *name,
 		        strerror(errnum));
 		return -1;
 	}
-	if (!got) {
-		fprintf(stderr, "%s: %s is empty.\n", prog, name);
+	if (ptxed_check_range(name, "it", got, offset, &size, prog) < 0) {
 		free(buffer);
 		return -1;
 	}
-	if (got <= offset) {
-		fprintf(stderr,
-		        "%s: bad offset 0x%" PRIx64 " into %s: it has 0x%zx "
-		        "bytes.\n",
-		        prog, offset, name, got);
-		free(buffer);
-		return -1;
-	}
-	if (size && got - offset < size) {
-		fprintf(stderr,
-		        "%s: bad range 0x%" PRIx64 " in %s: it has 0x%zx "
-		        "bytes.\n",
-		        prog, offset + size, name, got);
-		free(buffer);
-		return -1;
-	}
-	got -= (size_t)offset;
-	memmove(buffer, buffer + offset, got);
-	ptxed_perf_note(buffer, got, offset, name, prog);
+	memmove(buffer, buffer + offset, (size_t)size);
+	ptxed_perf_note(buffer, size, offset, name, prog);
 	config->begin = buffer;
-	config->end = buffer + got;
+	config->end = buffer + size;
 	return 0;
 }
 
@@ -162,31 +173,9 @@ int ptxed_load_pt(struct pt_config *config, char *arg, const char *prog)
 	}
 	if (ptxed_is_stream(arg))
 		return ptxed_load_pt_stream(config, arg, offset, size, prog);
-	if (ptxed_file_size(arg, &fsize, prog) < 0)
+	if (ptxed_file_size(arg, &fsize, prog) < 0 ||
+	    ptxed_check_range(arg, "the file", fsize, offset, &size, prog) < 0)
 		return -1;
-	if (!fsize) {
-		fprintf(stderr, "%s: %s is empty.\n", prog, arg);
-		return -1;
-	}
-	if (fsize <= offset) {
-		fprintf(stderr,
-		        "%s: bad offset 0x%" PRIx64
-		        " into %s: the file has 0x%" PRIx64 " bytes.\n",
-		        prog, offset, arg, fsize);
-		return -1;
-	}
-	if (size) {
-		if (fsize - offset < size) {
-			fprintf(stderr,
-			        "%s: bad range 0x%" PRIx64
-			        " in %s: the file has "
-			        "0x%" PRIx64 " bytes.\n",
-			        prog, offset + size, arg, fsize);
-			return -1;
-		}
-	} else {
-		size = fsize - offset;
-	}
 	if (size > SIZE_MAX) {
 		fprintf(stderr, "%s: %s is too big.\n", prog, arg);
 		return -1;
